@@ -1,0 +1,77 @@
+// Command-line front end: top-level help and version, option parsing shared by subcommands.
+#include "cli/cli.hpp"
+
+#include "cli/options.hpp"
+#include "common/error.hpp"
+
+#include <xbt/base.h> // version.h needs its macros
+#include <simgrid/version.h>
+
+#include <ostream>
+
+namespace po = boost::program_options;
+
+namespace ddlsim::cli {
+namespace {
+
+const char* const kUsage = R"(ddlsim: simulate data-parallel deep-learning training on a SimGrid cluster.
+
+Usage: ddlsim <command> [options]
+       ddlsim --help | --version
+
+Commands:
+  run        simulate S-SGD iterations of a workload on a platform and report time, throughput, scaling
+  workload   generate a layer-wise workload file from the model zoo and a calibration point
+
+Run 'ddlsim <command> --help' for a command's options.
+)";
+
+} // namespace
+
+std::string version_string()
+{
+  return std::string("ddlsim ") + DDLSIM_VERSION + " (SimGrid " + std::to_string(SIMGRID_VERSION_MAJOR) + "." +
+         std::to_string(SIMGRID_VERSION_MINOR) + "." + std::to_string(SIMGRID_VERSION_PATCH) + ")";
+}
+
+bool parse_options(const std::vector<std::string>& args, const po::options_description& desc,
+                   const std::string& usage, std::ostream& out, const std::string& command)
+{
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    if (vm.count("help")) {
+      out << usage << "\n" << desc << "\n";
+      return false;
+    }
+    if (vm.count("version")) {
+      out << version_string() << "\n";
+      return false;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw ConfigError(command + ": " + e.what() + " (see 'ddlsim " + command + " --help')");
+  }
+  return true;
+}
+
+void dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+  if (args.empty())
+    throw ConfigError("no command given (try 'ddlsim --help')");
+  const std::string& command = args[0];
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "--help" || command == "-h" || command == "help") {
+    out << kUsage;
+  } else if (command == "--version" || command == "-V") {
+    out << version_string() << "\n";
+  } else if (command == "run") {
+    run_command(rest, out, err);
+  } else if (command == "workload") {
+    workload_command(rest, out);
+  } else {
+    throw ConfigError("unknown command '" + command + "' (commands: run, workload; try 'ddlsim --help')");
+  }
+}
+
+} // namespace ddlsim::cli

@@ -1,0 +1,43 @@
+// Command-line front end: subcommands parse their options into plain structs and run.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ddlsim::cli {
+
+/** @brief Options of `ddlsim run`; defaults are the documented ones. */
+struct RunOptions {
+  std::string platform;                ///< SimGrid platform XML (required)
+  std::string workload;                ///< workload .textproto or .json (required)
+  int ranks = 0;                       ///< GPUs to use; 0 means every GPU host
+  std::string hosts;                   ///< explicit comma-separated rank -> host list
+  std::string algorithm = "ring";      ///< gradient aggregation algorithm
+  std::string schedule = "wfbp";       ///< sequential | wfbp
+  int iterations = 3;                  ///< iterations simulated back to back
+  std::string report;                  ///< JSON report path (empty: none)
+  bool dump_config = false;            ///< print the resolved configuration and stop
+  bool quiet = false;                  ///< no progress lines on stderr
+  std::vector<std::string> simgrid_cfg; ///< SimGrid --cfg KEY:VALUE pass-through
+};
+
+/** @brief Options of `ddlsim workload`. */
+struct WorkloadOptions {
+  std::string model = "resnet50"; ///< model-zoo name
+  std::string gpu = "P40";        ///< target GPU, catalogue name
+  int batch = 32;                 ///< samples per GPU
+  std::string output;             ///< file to write (.textproto or .json); empty: stdout as text format
+};
+
+/** @brief Runs the command line (argv without the program name). Throws ConfigError for usage errors and
+ *  the library's errors for bad inputs; prints results on `out`, progress on `err`. */
+void dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+void run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+void workload_command(const std::vector<std::string>& args, std::ostream& out);
+
+/** @brief "ddlsim 0.1.0 (SimGrid 3.32.0)". */
+std::string version_string();
+
+} // namespace ddlsim::cli

@@ -1,0 +1,17 @@
+// Shared Boost.Program_options plumbing: parse strictly, report errors as ConfigError.
+#pragma once
+
+#include <boost/program_options.hpp>
+
+#include <string>
+#include <vector>
+
+namespace ddlsim::cli {
+
+/** @brief Parses `args` against `desc`: unknown options and stray positional words are errors.
+ *  Returns false when --help or --version was given (after printing the help or the version to `out`).
+ *  `desc` must declare both. */
+bool parse_options(const std::vector<std::string>& args, const boost::program_options::options_description& desc,
+                   const std::string& usage, std::ostream& out, const std::string& command);
+
+} // namespace ddlsim::cli

@@ -1,0 +1,140 @@
+// `ddlsim run`: simulate S-SGD iterations of a workload on a platform and report.
+#include "cli/cli.hpp"
+#include "cli/options.hpp"
+#include "collectives/collective.hpp"
+#include "common/error.hpp"
+#include "common/json.hpp"
+#include "common/strings.hpp"
+#include "engine/simulation.hpp"
+#include "report/summary.hpp"
+#include "report/writers.hpp"
+#include "workload/workload.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <ostream>
+
+namespace po = boost::program_options;
+
+namespace ddlsim::cli {
+namespace {
+
+const char* const kRunUsage = R"(Usage: ddlsim run --platform FILE.xml --workload FILE.textproto [options]
+
+Simulates synchronous data-parallel SGD: every GPU rank replays the workload's layer times (scaled by
+its speed), aggregates each layer's gradient with the chosen allreduce over the platform's links, and
+updates. Prints iteration time, throughput, speedup and scaling efficiency against one GPU of the same
+kind (simulated too), and where the time goes. Ranks map to GPU hosts in natural name order unless
+--hosts says otherwise.)";
+
+po::options_description run_options(RunOptions& o)
+{
+  po::options_description input("Input");
+  input.add_options()
+      ("platform", po::value(&o.platform)->required()->value_name("FILE"), "SimGrid platform XML; GPU hosts carry <prop id=\"gpu\" value=\"MODEL\"/>")
+      ("workload", po::value(&o.workload)->required()->value_name("FILE"), "workload, protobuf text format (.textproto) or JSON (.json)")
+      ("ranks", po::value(&o.ranks)->default_value(o.ranks)->value_name("N"), "number of GPUs; 0 = every GPU host of the platform")
+      ("hosts", po::value(&o.hosts)->value_name("H0,H1,..."), "explicit host of rank 0, 1, ... (GPU hosts, comma separated)");
+  po::options_description model("Model");
+  model.add_options()
+      ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm)->value_name("NAME"), ("allreduce algorithm: " + collectives::known_algorithms()).c_str())
+      ("schedule", po::value(&o.schedule)->default_value(o.schedule)->value_name("NAME"), "sequential (backward, then every aggregation) | wfbp (aggregate each layer as soon as its gradient is ready)")
+      ("iterations", po::value(&o.iterations)->default_value(o.iterations)->value_name("N"), "iterations simulated back to back; the report averages those after the first");
+  po::options_description output("Output");
+  output.add_options()
+      ("report", po::value(&o.report)->value_name("FILE.json"), "also write the report, with the resolved configuration, as JSON")
+      ("dump-config", po::bool_switch(&o.dump_config), "print the fully resolved configuration as JSON and stop")
+      ("quiet,q", po::bool_switch(&o.quiet), "no progress lines on stderr")
+      ("help,h", "show this help")
+      ("version", "show the version");
+  po::options_description simgrid("SimGrid");
+  simgrid.add_options()
+      ("cfg", po::value(&o.simgrid_cfg)->composing()->value_name("KEY:VALUE"), "SimGrid configuration, applied after ddlsim's exact alpha-beta defaults (network/model:CM02, network/crosstraffic:0, network/TCP-gamma:0); repeatable");
+  po::options_description all;
+  all.add(input).add(model).add(output).add(simgrid);
+  return all;
+}
+
+void check_output_path(const std::string& path)
+{
+  if (path.empty())
+    return;
+  const auto parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    throw ConfigError("--report " + path + ": directory '" + parent.string() + "' does not exist");
+}
+
+} // namespace
+
+void run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+  RunOptions o;
+  if (!parse_options(args, run_options(o), kRunUsage, out, "run"))
+    return;
+
+  engine::SimulationInput in;
+  in.schedule = dag::parse_schedule(o.schedule);
+  collectives::make_collective(o.algorithm); // rejects an unknown name before any file is read
+  if (o.iterations < 1)
+    throw ConfigError("--iterations must be >= 1 (got " + std::to_string(o.iterations) + ")");
+  if (o.ranks < 0)
+    throw ConfigError("--ranks must be >= 0 (got " + std::to_string(o.ranks) + ")");
+  check_output_path(o.report);
+  in.platform_file = o.platform;
+  in.workload = workload::load_workload(o.workload);
+  in.algorithm = o.algorithm;
+  in.iterations = static_cast<unsigned>(o.iterations);
+  in.ranks = static_cast<unsigned>(o.ranks);
+  if (!o.hosts.empty()) {
+    for (const auto& h : split(o.hosts, ',')) {
+      if (h.empty())
+        throw ConfigError("--hosts: empty host name in '" + o.hosts + "'");
+      in.hosts.push_back(h);
+    }
+  }
+  in.simgrid_cfg = o.simgrid_cfg;
+  in.dry_run = o.dump_config;
+
+  const auto wall_start = std::chrono::steady_clock::now();
+  auto wall = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count(); };
+  if (!o.quiet)
+    in.progress = [&](const std::string& phase, unsigned it, double end_s) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "ddlsim: %s-GPU phase: iteration %u/%u done at %s simulated (wall %.2f s)\n",
+                    phase.c_str(), it + 1, in.iterations, format_seconds(end_s).c_str(), wall());
+      err << buf << std::flush;
+    };
+
+  const engine::SimulationOutput sim = engine::simulate(in);
+
+  proto::RunConfig config;
+  config.set_platform_file(o.platform);
+  config.set_workload_file(o.workload);
+  config.set_algorithm(o.algorithm);
+  config.set_schedule(dag::to_string(in.schedule));
+  config.set_iterations(in.iterations);
+  config.set_ranks(static_cast<unsigned>(sim.hosts.size()));
+  for (const auto& h : sim.hosts)
+    config.add_hosts(h);
+  for (const auto& c : sim.simgrid_cfg)
+    config.add_simgrid_cfg(c);
+  if (o.dump_config) {
+    out << message_to_json(config);
+    return;
+  }
+
+  const proto::Report report =
+      report::build_report(config, in.workload, sim.dag, sim.multi, sim.single ? *sim.single : sim.multi);
+  report::write_console(out, report);
+  char buf[120];
+  std::snprintf(buf, sizeof buf, "  %-34s %.3f s\n", "wall time", wall());
+  out << buf;
+  if (!o.report.empty()) {
+    report::write_json_file(o.report, report);
+    out << "  report written to " << o.report << "\n";
+  }
+}
+
+} // namespace ddlsim::cli

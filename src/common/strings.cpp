@@ -1,0 +1,152 @@
+// Small string helpers: checked number parsing, natural ordering, human-readable units.
+#include "common/strings.hpp"
+
+#include "common/error.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace ddlsim {
+
+std::vector<std::string> split(const std::string& text, char sep)
+{
+  std::vector<std::string> out;
+  std::string piece;
+  std::istringstream in(text);
+  while (std::getline(in, piece, sep))
+    out.push_back(piece);
+  if (!text.empty() && text.back() == sep)
+    out.emplace_back();
+  return out;
+}
+
+std::uint64_t parse_positive_int(const std::string& text, const std::string& what)
+{
+  if (text.empty() || text.size() > 18)
+    throw ConfigError(what + " must be a positive integer (got '" + text + "')");
+  std::uint64_t value = 0;
+  for (char c : text) {
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      throw ConfigError(what + " must be a positive integer (got '" + text + "')");
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (value == 0)
+    throw ConfigError(what + " must be a positive integer (got '" + text + "')");
+  return value;
+}
+
+bool natural_less(const std::string& a, const std::string& b)
+{
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    const bool da = std::isdigit(static_cast<unsigned char>(a[i])) != 0;
+    const bool db = std::isdigit(static_cast<unsigned char>(b[j])) != 0;
+    if (da && db) {
+      std::size_t ei = i;
+      std::size_t ej = j;
+      while (ei < a.size() && std::isdigit(static_cast<unsigned char>(a[ei])))
+        ++ei;
+      while (ej < b.size() && std::isdigit(static_cast<unsigned char>(b[ej])))
+        ++ej;
+      // Compare numerically without overflow: strip leading zeros, then length, then digits.
+      std::size_t si = i;
+      std::size_t sj = j;
+      while (si + 1 < ei && a[si] == '0')
+        ++si;
+      while (sj + 1 < ej && b[sj] == '0')
+        ++sj;
+      if (ei - si != ej - sj)
+        return ei - si < ej - sj;
+      const int cmp = a.compare(si, ei - si, b, sj, ej - sj);
+      if (cmp != 0)
+        return cmp < 0;
+      i = ei;
+      j = ej;
+    } else {
+      if (a[i] != b[j])
+        return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  if (a.size() - i != b.size() - j)
+    return a.size() - i < b.size() - j;
+  return a < b; // same natural key (e.g. "a01" vs "a1"): fall back to bytes for a strict order
+}
+
+std::string format_seconds(double seconds)
+{
+  char buf[64];
+  const double mag = std::fabs(seconds);
+  if (mag >= 1.0 || seconds == 0.0)
+    std::snprintf(buf, sizeof buf, "%.3f s", seconds);
+  else if (mag >= 1e-3)
+    std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
+  else if (mag >= 1e-6)
+    std::snprintf(buf, sizeof buf, "%.3f us", seconds * 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f ns", seconds * 1e9);
+  return buf;
+}
+
+std::string format_bytes(double bytes)
+{
+  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (std::fabs(bytes) >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  char buf[64];
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f %s", bytes, units[u]);
+  return buf;
+}
+
+std::string format_double(double value)
+{
+  char buf[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, value);
+    if (std::strtod(buf, nullptr) == value || std::isnan(value))
+      break;
+  }
+  return buf;
+}
+
+bool readable_file(const std::string& path)
+{
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return false;
+  std::ifstream in(path);
+  return in.good();
+}
+
+std::string read_file(const std::string& path)
+{
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw InputError(path + ": no such file");
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError(path + ": not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InputError(path + ": cannot open file for reading");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad())
+    throw InputError(path + ": read error");
+  return ss.str();
+}
+
+} // namespace ddlsim

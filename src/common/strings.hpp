@@ -1,0 +1,34 @@
+// Small string helpers: checked number parsing, natural ordering, human-readable units.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ddlsim {
+
+/** @brief Splits on a separator; empty pieces are kept. */
+std::vector<std::string> split(const std::string& text, char sep);
+
+/** @brief Parses a whole string as a positive integer; throws ConfigError naming `what` otherwise. */
+std::uint64_t parse_positive_int(const std::string& text, const std::string& what);
+
+/** @brief "gpu2" < "gpu10": compares digit runs by value, everything else byte-wise. */
+bool natural_less(const std::string& a, const std::string& b);
+
+/** @brief 0.0123 -> "12.300 ms": seconds with an SI prefix, 3 decimals. */
+std::string format_seconds(double seconds);
+
+/** @brief 102228128 -> "97.49 MiB": bytes with a binary prefix. */
+std::string format_bytes(double bytes);
+
+/** @brief Shortest decimal form that reads back as the same double: 0.0005 -> "0.0005", NaN -> "nan". */
+std::string format_double(double value);
+
+/** @brief True when the file exists and can be opened for reading. */
+bool readable_file(const std::string& path);
+
+/** @brief Whole file as a string; throws InputError naming the file when it cannot be read. */
+std::string read_file(const std::string& path);
+
+} // namespace ddlsim

@@ -1,0 +1,37 @@
+// What a simulation records: every task's start and end, every rank's traffic (no SimGrid types).
+#pragma once
+
+#include "dag/dag.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ddlsim::engine {
+
+/** @brief One executed task. Times are seconds since the start of its phase. */
+struct TaskRecord {
+  int rank = 0;
+  int iteration = 0;
+  int task = 0; ///< id in the IterationDag
+  double start_s = 0;
+  double end_s = 0;
+};
+
+/** @brief One phase of a simulation: a set of ranks running `iterations` iterations of the DAG. */
+struct PhaseResult {
+  std::vector<std::string> hosts;      ///< host of each rank
+  std::vector<std::string> gpus;       ///< GPU model of each rank
+  unsigned iterations = 0;
+  std::vector<TaskRecord> records;     ///< in completion order
+  std::vector<std::uint64_t> bytes_sent;     ///< per rank, all iterations
+  std::vector<std::uint64_t> bytes_received; ///< per rank, all iterations
+  double duration_s = 0;               ///< from the phase start to the last task end
+};
+
+/** @brief Called when every rank has finished an iteration: phase name, iteration (0-based), its end time
+ *  since the phase start. */
+using ProgressFn = std::function<void(const std::string& phase, unsigned iteration, double end_s)>;
+
+} // namespace ddlsim::engine

@@ -1,0 +1,46 @@
+// Runs the S-SGD DAG on a SimGrid platform: one compute and one communication actor per GPU rank.
+#pragma once
+
+#include "dag/dag.hpp"
+#include "engine/records.hpp"
+#include "proto/workload.pb.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ddlsim::engine {
+
+/** @brief SimGrid settings ddlsim starts from: exact alpha-beta with max-min sharing (docs/network-model.md). */
+const std::vector<std::string>& default_simgrid_config();
+
+/** @brief Everything one simulation needs (already parsed and validated). */
+struct SimulationInput {
+  std::string platform_file;
+  proto::Workload workload;
+  dag::Schedule schedule = dag::Schedule::Wfbp;
+  std::string algorithm = "ring";
+  unsigned iterations = 1;
+  unsigned ranks = 0;                     ///< 0: every GPU host
+  std::vector<std::string> hosts;         ///< explicit rank -> host list (empty: natural order)
+  std::vector<std::string> simgrid_cfg;   ///< "key:value" pairs applied after the defaults
+  bool single_gpu_baseline = true;        ///< also simulate one GPU alone (on rank 0's host) first
+  bool dry_run = false;                   ///< load and map only, simulate nothing
+  ProgressFn progress;                    ///< may be empty
+};
+
+/** @brief Results: the multi-GPU phase, and the single-GPU baseline when asked for. */
+struct SimulationOutput {
+  dag::IterationDag dag;
+  std::vector<std::string> simgrid_cfg;   ///< every --cfg in force, defaults first
+  std::vector<std::string> hosts;         ///< rank -> host
+  PhaseResult multi;
+  std::optional<PhaseResult> single;
+};
+
+/** @brief Loads the platform, maps ranks, runs the phases. SimGrid allows one engine per process, so this
+ *  can be called once per process (a second call throws Error). Throws InputError/ConfigError on bad
+ *  inputs, Error if the simulation does not complete. */
+SimulationOutput simulate(const SimulationInput& input);
+
+} // namespace ddlsim::engine

@@ -1,0 +1,23 @@
+// ddlsim entry point: the only place where errors become exit codes.
+#include "cli/cli.hpp"
+#include "common/error.hpp"
+
+#include <exception>
+#include <iostream>
+
+int main(int argc, char** argv)
+{
+  try {
+    ddlsim::cli::dispatch(std::vector<std::string>(argv + 1, argv + argc), std::cout, std::cerr);
+    return 0;
+  } catch (const ddlsim::ConfigError& e) {
+    std::cerr << "ddlsim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const ddlsim::InputError& e) {
+    std::cerr << "ddlsim: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "ddlsim: error: " << e.what() << "\n";
+    return 3;
+  }
+}

@@ -1,0 +1,45 @@
+// GPU catalogue: every number is a vendor datasheet figure, cited per entry.
+#include "platform/gpu_catalog.hpp"
+
+#include "common/error.hpp"
+
+namespace ddlsim::platform {
+
+const std::vector<GpuSpec>& gpu_catalog()
+{
+  static const std::vector<GpuSpec> catalog = {
+      // One GK210 GPU of a K80 board: the board is 8.73 TFLOP/s FP32 (GPU Boost) and 480 GB/s for two GPUs.
+      {"K80", 4.365e12, 240e9, "NVIDIA Tesla K80 datasheet (board: 8.73 TFLOPS boost, 480 GB/s; halved per GK210)"},
+      {"P40", 12e12, 346e9, "NVIDIA Tesla P40 datasheet (12 TFLOPS FP32, 346 GB/s)"},
+      {"P100-SXM2", 10.6e12, 732e9, "NVIDIA Tesla P100 datasheet, NVLink (SXM2) version (10.6 TFLOPS FP32, 732 GB/s)"},
+      {"V100-SXM2", 15.7e12, 900e9, "NVIDIA Tesla V100 datasheet, SXM2 version (15.7 TFLOPS FP32, 900 GB/s)"},
+      {"V100-PCIe", 14e12, 900e9, "NVIDIA Tesla V100 datasheet, PCIe version (14 TFLOPS FP32, 900 GB/s)"},
+      {"A100-SXM4-40GB", 19.5e12, 1555e9, "NVIDIA A100 datasheet, 40 GB SXM (19.5 TFLOPS FP32, 1,555 GB/s)"},
+  };
+  return catalog;
+}
+
+const GpuSpec* find_gpu(const std::string& name)
+{
+  for (const auto& gpu : gpu_catalog())
+    if (gpu.name == name)
+      return &gpu;
+  return nullptr;
+}
+
+const GpuSpec& gpu_by_name(const std::string& name)
+{
+  if (const GpuSpec* gpu = find_gpu(name))
+    return *gpu;
+  throw ConfigError("unknown GPU '" + name + "' (known: " + known_gpus() + ")");
+}
+
+std::string known_gpus()
+{
+  std::string out;
+  for (const auto& gpu : gpu_catalog())
+    out += (out.empty() ? "" : ", ") + gpu.name;
+  return out;
+}
+
+} // namespace ddlsim::platform

@@ -1,0 +1,91 @@
+// Writers of a Report: the console table and JSON.
+#include "report/writers.hpp"
+
+#include "common/error.hpp"
+#include "common/json.hpp"
+#include "common/strings.hpp"
+
+#include <cstdio>
+#include <fstream>
+
+namespace ddlsim::report {
+namespace {
+
+std::string fmt(const char* format, double v)
+{
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+void row(std::ostream& out, const std::string& label, const std::string& value)
+{
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "  %-34s %s\n", label.c_str(), value.c_str());
+  out << buf;
+}
+
+void share(std::ostream& out, const std::string& label, double seconds, double total)
+{
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "    %-32s %14s  %5.1f %%\n", label.c_str(), format_seconds(seconds).c_str(),
+                total > 0 ? 100.0 * seconds / total : 0.0);
+  out << buf;
+}
+
+} // namespace
+
+void write_console(std::ostream& out, const proto::Report& r)
+{
+  const auto& c = r.config();
+  const auto& b = r.breakdown();
+  out << "ddlsim: " << r.model() << " on " << r.gpus() << " x " << r.gpu() << " (" << c.platform_file() << "), "
+      << c.algorithm() << " allreduce, schedule " << c.schedule() << ", " << c.iterations() << " iteration"
+      << (c.iterations() == 1 ? "" : "s") << "\n\n";
+  const std::string measured =
+      c.iterations() > 1 ? "mean of iterations 2.." + std::to_string(c.iterations()) : "the only iteration";
+  row(out, "GPUs", std::to_string(r.gpus()));
+  row(out, "batch per GPU", std::to_string(r.batch_size_per_gpu()) + " samples");
+  row(out, "iteration time", format_seconds(r.iteration_time_s()) + "  (" + measured + ")");
+  row(out, "throughput", fmt("%.1f samples/s", r.throughput_samples_per_s()));
+  row(out, "single-GPU iteration time", format_seconds(r.single_gpu_iteration_time_s()) + "  (simulated on " +
+                                            (c.hosts_size() > 0 ? c.hosts(0) : std::string("rank 0")) + ")");
+  row(out, "single-GPU throughput", fmt("%.1f samples/s", r.single_gpu_throughput_samples_per_s()));
+  row(out, "speedup", fmt("%.3f x", r.speedup()));
+  row(out, "scaling efficiency", fmt("%.1f %%", 100.0 * r.scaling_efficiency()));
+  out << "\n  where one iteration's time goes (mean over GPUs)      time   share\n";
+  const double t = r.iteration_time_s();
+  share(out, "data loading (I/O)", b.io_s(), t);
+  share(out, "host-to-device copy", b.h2d_s(), t);
+  share(out, "forward", b.forward_s(), t);
+  share(out, "backward", b.backward_s(), t);
+  share(out, "update", b.update_s(), t);
+  share(out, "communication not hidden", b.exposed_communication_s(), t);
+  share(out, "= iteration time", t, t);
+  out << "\n";
+  row(out, "communication, total", format_seconds(b.communication_s()) + "  (" +
+                                       fmt("%.1f %%", b.communication_s() > 0
+                                                          ? 100.0 * (1.0 - b.exposed_communication_s() /
+                                                                               b.communication_s())
+                                                          : 0.0) +
+                                       " hidden behind computation)");
+  row(out, "gradient per iteration", format_bytes(double(r.gradient_bytes())) + " (" +
+                                         std::to_string(r.gradient_bytes()) + " B) in " +
+                                         std::to_string(r.aggregations_per_iteration()) + " allreduces");
+  row(out, "bytes sent per iteration, all GPUs", format_bytes(double(r.bytes_sent_per_iteration())));
+  row(out, "simulated time (multi-GPU phase)", format_seconds(r.simulated_time_s()));
+}
+
+void write_json_file(const std::string& path, const google::protobuf::Message& message)
+{
+  const std::string text = message_to_json(message);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out)
+    throw InputError(path + ": cannot open for writing");
+  out << text;
+  out.close();
+  if (!out)
+    throw InputError(path + ": write failed");
+}
+
+} // namespace ddlsim::report

@@ -1,0 +1,94 @@
+// Reading and writing workload files in protobuf text format and JSON.
+#include "workload/workload.hpp"
+
+#include "common/error.hpp"
+#include "common/json.hpp"
+#include "common/strings.hpp"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
+
+namespace ddlsim::workload {
+namespace {
+
+enum class Format { Text, Json };
+
+bool ends_with(const std::string& s, const std::string& suffix)
+{
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Format format_of(const std::string& path)
+{
+  if (ends_with(path, ".textproto") || ends_with(path, ".pbtxt") || ends_with(path, ".txtpb"))
+    return Format::Text;
+  if (ends_with(path, ".json"))
+    return Format::Json;
+  throw InputError(path + ": unknown workload format (expected a .textproto, .pbtxt, .txtpb or .json file)");
+}
+
+/** Keeps the first parse error with its position; the text-format parser reports lines from 0. */
+class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
+public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override
+  {
+    if (message_.empty())
+      message_ = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) + ": " + message;
+  }
+  void AddWarning(int, google::protobuf::io::ColumnNumber, const std::string&) override {}
+  const std::string& message() const { return message_; }
+
+private:
+  std::string message_;
+};
+
+} // namespace
+
+proto::Workload parse_workload(const std::string& text, const std::string& format_path)
+{
+  proto::Workload w;
+  if (format_of(format_path) == Format::Text) {
+    google::protobuf::TextFormat::Parser parser;
+    FirstErrorCollector errors;
+    parser.RecordErrorsTo(&errors);
+    if (!parser.ParseFromString(text, &w))
+      throw InputError(format_path + ": " + (errors.message().empty() ? "malformed text format" : errors.message()));
+  } else {
+    google::protobuf::util::JsonParseOptions options;
+    options.ignore_unknown_fields = false;
+    auto status = google::protobuf::util::JsonStringToMessage(text, &w, options);
+    if (!status.ok())
+      throw InputError(format_path + ": malformed JSON workload: " + std::string(status.message()));
+  }
+  validate_workload(w, format_path);
+  return w;
+}
+
+proto::Workload load_workload(const std::string& path)
+{
+  format_of(path); // reject an unknown extension before touching the file
+  return parse_workload(read_file(path), path);
+}
+
+std::string to_textproto(const proto::Workload& w)
+{
+  std::string out;
+  google::protobuf::TextFormat::Printer printer;
+  printer.SetUseShortRepeatedPrimitives(true);
+  if (!printer.PrintToString(w, &out))
+    throw Error("cannot print workload as text format");
+  return out;
+}
+
+std::string to_json(const proto::Workload& w) { return message_to_json(w); }
+
+std::uint64_t total_gradient_bytes(const proto::Workload& w)
+{
+  std::uint64_t sum = 0;
+  for (const auto& layer : w.layers())
+    sum += static_cast<std::uint64_t>(layer.gradient_bytes());
+  return sum;
+}
+
+} // namespace ddlsim::workload

@@ -1,0 +1,60 @@
+// Simulation tests: message-level ring allreduce against 2(P-1)(alpha + M/(P B)), and its byte counts.
+#include "analytical/alpha_beta.hpp"
+#include "sim/sim_helpers.hpp"
+#include "support/test_platforms.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace ddlsim;
+
+namespace {
+
+void check_ring(int p, std::uint64_t bytes)
+{
+  test::StarSpec star;
+  star.hosts = p;
+  star.link_bytes_per_s = 12.5e9; // route: two links of 12.5 GB/s, 0.5 us each
+  star.link_latency_s = 0.5e-6;
+  const auto out = test::run(test::write_star_platform(star), test::single_tensor_workload(bytes), dag::Schedule::Wfbp);
+  const auto summary = report::summarize_phase(out.dag, out.multi);
+
+  const double alpha = 2 * 0.5e-6;
+  const double expected = 2.0 * (p - 1) * (alpha + double(bytes) / (p * 12.5e9));
+  INFO("P = " << p << ", simulated " << summary.iteration_time_s << " s, closed form " << expected << " s");
+  CHECK(test::relative_error(summary.iteration_time_s, expected) < 1e-9);
+  CHECK(test::relative_error(analytical::ring_allreduce_s(p, bytes, {alpha, 12.5e9}), expected) < 1e-12);
+  CHECK(summary.breakdown.communication_s() == Approx(expected).epsilon(1e-9));
+
+  // Every rank sends and receives 2(P-1) chunks of M/P bytes.
+  for (int r = 0; r < p; ++r) {
+    CHECK(out.multi.bytes_sent[r] == 2 * (p - 1) * (bytes / p));
+    CHECK(out.multi.bytes_received[r] == 2 * (p - 1) * (bytes / p));
+  }
+}
+
+} // namespace
+
+TEST_CASE("ring allreduce, P = 2, 100 MB: simulated time equals the closed form to 1e-9") { check_ring(2, 100000000); }
+TEST_CASE("ring allreduce, P = 4, 100 MB: simulated time equals the closed form to 1e-9") { check_ring(4, 100000000); }
+TEST_CASE("ring allreduce, P = 8, 100 MB: simulated time equals the closed form to 1e-9") { check_ring(8, 100000000); }
+TEST_CASE("ring allreduce, P = 16, 100 MB: simulated time equals the closed form to 1e-9") { check_ring(16, 100000000); }
+TEST_CASE("ring allreduce, P = 3, 3 MB: simulated time equals the closed form to 1e-9") { check_ring(3, 3000000); }
+TEST_CASE("ring allreduce, P = 16, 4 KiB (latency-bound): simulated time equals the closed form to 1e-9")
+{
+  check_ring(16, 4096);
+}
+
+TEST_CASE("ring allreduce of a size P does not divide: every byte is sent, 2(P-1)M in total")
+{
+  test::StarSpec star;
+  star.hosts = 7;
+  const std::uint64_t bytes = 1000003;
+  const auto out = test::run(test::write_star_platform(star), test::single_tensor_workload(bytes), dag::Schedule::Wfbp);
+  std::uint64_t sent = 0, received = 0;
+  for (int r = 0; r < 7; ++r) {
+    sent += out.multi.bytes_sent[r];
+    received += out.multi.bytes_received[r];
+  }
+  CHECK(sent == 2 * 6 * bytes);
+  CHECK(received == sent);
+}

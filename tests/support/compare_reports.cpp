@@ -1,0 +1,100 @@
+// Compares two ddlsim JSON reports field by field: numbers to a relative tolerance, the rest exactly.
+#include "proto/report.pb.h"
+
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace gp = google::protobuf;
+
+namespace {
+
+bool load(const char* path, ddlsim::proto::Report& report)
+{
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << path << ": cannot open\n";
+    return false;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto status = gp::util::JsonStringToMessage(ss.str(), &report);
+  if (!status.ok()) {
+    std::cerr << path << ": " << status.message() << "\n";
+    return false;
+  }
+  return true;
+}
+
+bool close_enough(double a, double b, double tol)
+{
+  return a == b || std::fabs(a - b) <= tol * std::max(std::fabs(a), std::fabs(b));
+}
+
+int compare(const gp::Message& a, const gp::Message& b, const std::string& prefix, double tol)
+{
+  int differences = 0;
+  const auto* desc = a.GetDescriptor();
+  const auto* ra = a.GetReflection();
+  const auto* rb = b.GetReflection();
+  for (int i = 0; i < desc->field_count(); ++i) {
+    const auto* f = desc->field(i);
+    const std::string name = prefix + f->name();
+    const int n = f->is_repeated() ? ra->FieldSize(a, f) : 1;
+    if (f->is_repeated() && n != rb->FieldSize(b, f)) {
+      std::cerr << name << ": " << n << " entries vs " << rb->FieldSize(b, f) << "\n";
+      ++differences;
+      continue;
+    }
+    for (int k = 0; k < n; ++k) {
+      const std::string where = f->is_repeated() ? name + "[" + std::to_string(k) + "]" : name;
+      if (f->cpp_type() == gp::FieldDescriptor::CPPTYPE_MESSAGE) {
+        differences += compare(f->is_repeated() ? ra->GetRepeatedMessage(a, f, k) : ra->GetMessage(a, f),
+                               f->is_repeated() ? rb->GetRepeatedMessage(b, f, k) : rb->GetMessage(b, f),
+                               where + ".", tol);
+      } else if (f->cpp_type() == gp::FieldDescriptor::CPPTYPE_DOUBLE) {
+        const double x = f->is_repeated() ? ra->GetRepeatedDouble(a, f, k) : ra->GetDouble(a, f);
+        const double y = f->is_repeated() ? rb->GetRepeatedDouble(b, f, k) : rb->GetDouble(b, f);
+        if (!close_enough(x, y, tol)) {
+          std::cerr.precision(17);
+          std::cerr << where << ": " << x << " vs " << y << " (relative tolerance " << tol << ")\n";
+          ++differences;
+        }
+      } else {
+        std::string x, y;
+        gp::TextFormat::PrintFieldValueToString(a, f, f->is_repeated() ? k : -1, &x);
+        gp::TextFormat::PrintFieldValueToString(b, f, f->is_repeated() ? k : -1, &y);
+        if (x != y) {
+          std::cerr << where << ": " << x << " vs " << y << "\n";
+          ++differences;
+        }
+      }
+    }
+  }
+  return differences;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  if (argc != 4) {
+    std::cerr << "usage: compare_reports EXPECTED.json ACTUAL.json RELATIVE_TOLERANCE\n";
+    return 2;
+  }
+  ddlsim::proto::Report expected, actual;
+  if (!load(argv[1], expected) || !load(argv[2], actual))
+    return 2;
+  const double tol = std::stod(argv[3]);
+  const int differences = compare(expected, actual, "", tol);
+  if (differences != 0) {
+    std::cerr << differences << " field(s) differ between " << argv[1] << " and " << argv[2] << "\n";
+    return 1;
+  }
+  std::cout << "reports agree (relative tolerance " << tol << ")\n";
+  return 0;
+}
