@@ -9,12 +9,18 @@ const std::vector<GpuSpec>& gpu_catalog()
 {
   static const std::vector<GpuSpec> catalog = {
       // One GK210 GPU of a K80 board: the board is 8.73 TFLOP/s FP32 (GPU Boost) and 480 GB/s for two GPUs.
-      {"K80", 4.365e12, 240e9, "NVIDIA Tesla K80 datasheet (board: 8.73 TFLOPS boost, 480 GB/s; halved per GK210)"},
-      {"P40", 12e12, 346e9, "NVIDIA Tesla P40 datasheet (12 TFLOPS FP32, 346 GB/s)"},
-      {"P100-SXM2", 10.6e12, 732e9, "NVIDIA Tesla P100 datasheet, NVLink (SXM2) version (10.6 TFLOPS FP32, 732 GB/s)"},
-      {"V100-SXM2", 15.7e12, 900e9, "NVIDIA Tesla V100 datasheet, SXM2 version (15.7 TFLOPS FP32, 900 GB/s)"},
-      {"V100-PCIe", 14e12, 900e9, "NVIDIA Tesla V100 datasheet, PCIe version (14 TFLOPS FP32, 900 GB/s)"},
-      {"A100-SXM4-40GB", 19.5e12, 1555e9, "NVIDIA A100 datasheet, 40 GB SXM (19.5 TFLOPS FP32, 1,555 GB/s)"},
+      {"K80", 4.365e12, 0, 240e9,
+       "NVIDIA Tesla K80 datasheet (board: 8.73 TFLOPS FP32 with GPU Boost, 480 GB/s; halved per GK210; no FP16 "
+       "figure)"},
+      {"P40", 12e12, 0, 346e9, "NVIDIA Tesla P40 datasheet (12 TFLOPS FP32, 346 GB/s; INT8 but no FP16 figure)"},
+      {"P100-SXM2", 10.6e12, 21.2e12, 732e9,
+       "NVIDIA Tesla P100 datasheet, NVLink (SXM2) version (10.6 TFLOPS FP32, 21.2 TFLOPS FP16, 732 GB/s)"},
+      {"V100-SXM2", 15.7e12, 125e12, 900e9,
+       "NVIDIA Tesla V100 datasheet, SXM2 version (15.7 TFLOPS FP32, 125 TFLOPS tensor, 900 GB/s)"},
+      {"V100-PCIe", 14e12, 112e12, 900e9,
+       "NVIDIA Tesla V100 datasheet, PCIe version (14 TFLOPS FP32, 112 TFLOPS tensor, 900 GB/s)"},
+      {"A100-SXM4-40GB", 19.5e12, 312e12, 1555e9,
+       "NVIDIA A100 datasheet, 40 GB SXM (19.5 TFLOPS FP32, 312 TFLOPS FP16 tensor dense, 1,555 GB/s)"},
   };
   return catalog;
 }

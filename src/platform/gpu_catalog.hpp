@@ -6,10 +6,13 @@
 
 namespace ddlsim::platform {
 
-/** @brief One GPU model as its vendor datasheet describes it. */
+/** @brief One GPU model as its vendor datasheet describes it (also the trace-replay speed: a host of this GPU
+ *  has speed = peak_fp32_flops, so a time measured on GPU A replays on GPU B scaled by their FP32 peak ratio). */
 struct GpuSpec {
   std::string name;              ///< catalogue key, also the `gpu` property of platform hosts
   double peak_fp32_flops = 0;    ///< FLOP/s, datasheet peak single precision (boost clock)
+  double peak_fp16_flops = 0;    ///< FLOP/s, datasheet peak half precision (tensor cores where the GPU has them);
+                                 ///< 0 where the datasheet gives no FP16 figure (no fast FP16 on that GPU)
   double memory_bytes_per_s = 0; ///< bytes/s, datasheet memory bandwidth
   std::string source;            ///< where the two numbers were read
 };
