@@ -1,21 +1,130 @@
-// Closed-form alpha-beta costs of collectives.
+// Closed-form alpha-beta-gamma costs of the allreduce algorithms.
 #include "analytical/alpha_beta.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <vector>
 
 namespace ddlsim::analytical {
+namespace {
 
-double ring_allreduce_s(int ranks, std::uint64_t bytes, const Hop& hop) { return ring_allreduce_s(ranks, bytes, &hop, 1); }
+int floor_log2(int p)
+{
+  int l = 0;
+  while ((2 << l) <= p)
+    ++l;
+  return l;
+}
 
-double ring_allreduce_s(int ranks, std::uint64_t bytes, const Hop* hops, int hop_count)
+/** The fold of a non-power-of-two group: one full-vector message and reduction before, one after. */
+double fold_s(int ranks, std::uint64_t bytes, const Hop& hop, const Costs& c)
+{
+  const int p2 = 1 << floor_log2(ranks);
+  if (p2 == ranks)
+    return 0.0;
+  const double message = hop.alpha_s + c.overhead_s + double(bytes) / hop.bandwidth_bytes_per_s;
+  return 2 * message + c.reduce_s_per_byte * double(bytes);
+}
+
+} // namespace
+
+double ring_allreduce_s(int ranks, std::uint64_t bytes, const Hop& hop, const Costs& costs)
+{
+  return ring_allreduce_s(ranks, bytes, &hop, 1, costs);
+}
+
+double ring_allreduce_s(int ranks, std::uint64_t bytes, const Hop* hops, int hop_count, const Costs& c)
 {
   if (ranks <= 1)
     return 0.0;
   const double chunk = double(bytes) / ranks;
   double step = 0;
   for (int i = 0; i < hop_count; ++i)
-    step = std::max(step, hops[i].alpha_s + chunk / hops[i].bandwidth_bytes_per_s);
-  return 2.0 * (ranks - 1) * step;
+    step = std::max(step, hops[i].alpha_s + c.overhead_s + chunk / hops[i].bandwidth_bytes_per_s);
+  return 2.0 * (ranks - 1) * step + (ranks - 1) * c.reduce_s_per_byte * chunk;
+}
+
+double rd_allreduce_s(int ranks, std::uint64_t bytes, const Hop& hop, const Costs& c)
+{
+  if (ranks <= 1)
+    return 0.0;
+  const double m = double(bytes);
+  const double step = hop.alpha_s + c.overhead_s + m / hop.bandwidth_bytes_per_s + c.reduce_s_per_byte * m;
+  return floor_log2(ranks) * step + fold_s(ranks, bytes, hop, c);
+}
+
+double hd_allreduce_s(int ranks, std::uint64_t bytes, const Hop& hop, const Costs& c)
+{
+  if (ranks <= 1)
+    return 0.0;
+  const int l = floor_log2(ranks);
+  const double p2 = double(1 << l);
+  const double m = double(bytes) * (1.0 - 1.0 / p2);
+  return 2 * l * (hop.alpha_s + c.overhead_s) + 2 * m / hop.bandwidth_bytes_per_s + c.reduce_s_per_byte * m +
+         fold_s(ranks, bytes, hop, c);
+}
+
+double tree_allreduce_s(int ranks, std::uint64_t bytes, std::uint64_t chunk_bytes, const Hop& hop, const Costs& c)
+{
+  if (ranks <= 1)
+    return 0.0;
+  const std::uint64_t chunk = chunk_bytes > 0 ? chunk_bytes : (1 << 20);
+  const int n = static_cast<int>(bytes == 0 ? 1 : (bytes + chunk - 1) / chunk);
+  auto size = [&](int i) {
+    return double(bytes / n + (static_cast<std::uint64_t>(i) < bytes % n ? 1 : 0));
+  };
+  auto transfer = [&](double s) { return hop.alpha_s + s / hop.bandwidth_bytes_per_s; };
+  // clock[v]: when member v is free for its next operation. Every member does one transfer at a time, so no
+  // two transfers share a link; a transfer starts when the sender (after its overhead) and the receiver
+  // are both ready.
+  std::vector<double> clock(ranks, 0.0);
+  for (int i = 0; i < n; ++i) { // reduce: members from the leaves up, so children have posted chunk i
+    for (int v = ranks - 1; v >= 0; --v) {
+      for (int ch : {2 * v + 1, 2 * v + 2}) {
+        if (ch >= ranks)
+          continue;
+        const double start = std::max(clock[ch] + c.overhead_s, clock[v]);
+        const double end = start + transfer(size(i));
+        clock[ch] = end;                                  // the child's send is done
+        clock[v] = end + c.reduce_s_per_byte * size(i);   // the member adds the child's chunk
+      }
+    }
+  }
+  for (int i = 0; i < n; ++i) { // broadcast: from the root down
+    for (int v = 0; v < ranks; ++v) {
+      for (int ch : {2 * v + 1, 2 * v + 2}) {
+        if (ch >= ranks)
+          continue;
+        const double start = std::max(clock[v] + c.overhead_s, clock[ch]);
+        const double end = start + transfer(size(i));
+        clock[v] = end;
+        clock[ch] = end;
+      }
+    }
+  }
+  return *std::max_element(clock.begin(), clock.end());
+}
+
+double ps_allreduce_s(int ranks, int servers, std::uint64_t bytes, const Hop& hop, const Costs& c)
+{
+  if (ranks <= 1)
+    return 0.0;
+  const double m = double(bytes);
+  const double flows = std::max(ranks, servers);
+  const double push = hop.alpha_s + servers * c.overhead_s + m * flows / (servers * hop.bandwidth_bytes_per_s);
+  const double pull = hop.alpha_s + ranks * c.overhead_s + m * flows / (servers * hop.bandwidth_bytes_per_s);
+  return push + c.reduce_s_per_byte * ranks * m / servers + pull;
+}
+
+double hier_allreduce_s(int ranks_per_node, std::uint64_t bytes, const Hop& intra, double inter_s, const Costs& c)
+{
+  const double m = double(bytes);
+  if (ranks_per_node <= 1)
+    return inter_s;
+  const double g = ranks_per_node - 1;
+  const double gather = intra.alpha_s + c.overhead_s + m / intra.bandwidth_bytes_per_s;
+  const double scatter = g * c.overhead_s + intra.alpha_s + m / intra.bandwidth_bytes_per_s;
+  return gather + g * c.reduce_s_per_byte * m + inter_s + scatter;
 }
 
 } // namespace ddlsim::analytical

@@ -1,4 +1,4 @@
-// Closed-form alpha-beta costs of collectives (derivations in docs/analytical.md).
+// Closed-form alpha-beta-gamma costs of the allreduce algorithms (derivations in docs/collectives.md).
 #pragma once
 
 #include <cstdint>
@@ -11,12 +11,41 @@ struct Hop {
   double bandwidth_bytes_per_s = 0;
 };
 
-/** @brief Ring allreduce of `bytes` over `ranks` ranks, every hop alike: 2(P-1)(alpha + M/(P B)).
- *  Exact for the message-level ring when P divides M; 0 for one rank. */
-double ring_allreduce_s(int ranks, std::uint64_t bytes, const Hop& hop);
+/** @brief Per-message and per-byte software costs (the CollectiveOptions of the simulation). */
+struct Costs {
+  double overhead_s = 0;          ///< o: added before every message is sent
+  double reduce_s_per_byte = 0;   ///< gamma: reduction time per byte
+};
 
-/** @brief Ring allreduce when hops differ but do not contend: the ring is lock-step, so every one of the
- *  2(P-1) steps takes as long as its slowest hop: 2(P-1) max_i(alpha_i + M/(P B_i)). */
-double ring_allreduce_s(int ranks, std::uint64_t bytes, const Hop* hops, int hop_count);
+/** @brief Ring: 2(P-1)(alpha + o + M/(P B)) + (P-1) gamma M/P. Exact when P divides M; 0 for one rank. */
+double ring_allreduce_s(int ranks, std::uint64_t bytes, const Hop& hop, const Costs& costs = {});
+
+/** @brief Ring whose hops differ but do not contend: every step takes as long as the slowest hop,
+ *  2(P-1) max_i(alpha_i + o + M/(P B_i)) + (P-1) gamma M/P. */
+double ring_allreduce_s(int ranks, std::uint64_t bytes, const Hop* hops, int hop_count, const Costs& costs = {});
+
+/** @brief Recursive doubling: log2(p') (alpha + o + M/B + gamma M), plus, when P is not a power of two
+ *  (p' < P), the fold: (alpha + o + M/B + gamma M) before and (alpha + o + M/B) after. */
+double rd_allreduce_s(int ranks, std::uint64_t bytes, const Hop& hop, const Costs& costs = {});
+
+/** @brief Halving-doubling (Rabenseifner): 2 log2(p') (alpha + o) + 2 (1 - 1/p') M/B + (1 - 1/p') gamma M,
+ *  plus the same fold as rd when P is not a power of two. Exact when p' divides M. */
+double hd_allreduce_s(int ranks, std::uint64_t bytes, const Hop& hop, const Costs& costs = {});
+
+/** @brief Pipelined binary tree (member r's children 2r+1, 2r+2; one transfer at a time per member, chunks
+ *  of `chunk_bytes`): evaluated exactly by the max-plus recurrence of docs/collectives.md. */
+double tree_allreduce_s(int ranks, std::uint64_t bytes, std::uint64_t chunk_bytes, const Hop& hop,
+                        const Costs& costs = {});
+
+/** @brief Parameter server, S servers on their own hosts, split sharding, every link of bandwidth B:
+ *  push and pull each take alpha + o_S + M max(P, S) / (S B) (the server link carries P flows, the worker
+ *  link S flows; o_S = S o for the worker's S sequential posts, P o for the server's), plus the server's
+ *  aggregation gamma P M / S. */
+double ps_allreduce_s(int ranks, int servers, std::uint64_t bytes, const Hop& hop, const Costs& costs = {});
+
+/** @brief Hierarchical on nodes of G ranks whose members reach the leader over their own links (no
+ *  sharing): (alpha_i + o + M/B_i) + (G-1) gamma M + inter + ((G-1) o + alpha_i + M/B_i). */
+double hier_allreduce_s(int ranks_per_node, std::uint64_t bytes, const Hop& intra, double inter_s,
+                        const Costs& costs = {});
 
 } // namespace ddlsim::analytical

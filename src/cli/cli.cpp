@@ -21,6 +21,7 @@ Usage: ddlsim <command> [options]
 
 Commands:
   run        simulate S-SGD iterations of a workload on a platform and report time, throughput, scaling
+  collective time one allreduce algorithm over a range of message sizes (like nccl-tests / OSU)
   workload   generate a layer-wise workload file from the model zoo and a calibration point
 
 Run 'ddlsim <command> --help' for a command's options.
@@ -67,10 +68,12 @@ void dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostr
     out << version_string() << "\n";
   } else if (command == "run") {
     run_command(rest, out, err);
+  } else if (command == "collective") {
+    collective_command(rest, out, err);
   } else if (command == "workload") {
     workload_command(rest, out);
   } else {
-    throw ConfigError("unknown command '" + command + "' (commands: run, workload; try 'ddlsim --help')");
+    throw ConfigError("unknown command '" + command + "' (commands: run, collective, workload; try 'ddlsim --help')");
   }
 }
 

@@ -1,6 +1,8 @@
 // Command-line front end: subcommands parse their options into plain structs and run.
 #pragma once
 
+#include "cli/aggregation_options.hpp"
+
 #include <ostream>
 #include <string>
 #include <vector>
@@ -13,8 +15,8 @@ struct RunOptions {
   std::string workload;                ///< workload .textproto or .json (required)
   int ranks = 0;                       ///< GPUs to use; 0 means every GPU host
   std::string hosts;                   ///< explicit comma-separated rank -> host list
-  std::string algorithm = "ring";      ///< gradient aggregation algorithm
   std::string schedule = "wfbp";       ///< sequential | wfbp
+  AggregationCli aggregation;          ///< algorithm and its knobs
   int iterations = 3;                  ///< iterations simulated back to back
   std::string report;                  ///< JSON report path (empty: none)
   bool dump_config = false;            ///< print the resolved configuration and stop
@@ -36,6 +38,7 @@ void dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostr
 
 void run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 void workload_command(const std::vector<std::string>& args, std::ostream& out);
+void collective_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 /** @brief "ddlsim 0.1.0 (SimGrid 3.32.0)". */
 std::string version_string();

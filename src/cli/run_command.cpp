@@ -1,4 +1,5 @@
 // `ddlsim run`: simulate S-SGD iterations of a workload on a platform and report.
+#include "cli/aggregation_options.hpp"
 #include "cli/cli.hpp"
 #include "cli/options.hpp"
 #include "collectives/collective.hpp"
@@ -38,7 +39,6 @@ po::options_description run_options(RunOptions& o)
       ("hosts", po::value(&o.hosts)->value_name("H0,H1,..."), "explicit host of rank 0, 1, ... (GPU hosts, comma separated)");
   po::options_description model("Model");
   model.add_options()
-      ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm)->value_name("NAME"), ("allreduce algorithm: " + collectives::known_algorithms()).c_str())
       ("schedule", po::value(&o.schedule)->default_value(o.schedule)->value_name("NAME"), "sequential (backward, then every aggregation) | wfbp (aggregate each layer as soon as its gradient is ready)")
       ("iterations", po::value(&o.iterations)->default_value(o.iterations)->value_name("N"), "iterations simulated back to back; the report averages those after the first");
   po::options_description output("Output");
@@ -52,7 +52,7 @@ po::options_description run_options(RunOptions& o)
   simgrid.add_options()
       ("cfg", po::value(&o.simgrid_cfg)->composing()->value_name("KEY:VALUE"), "SimGrid configuration, applied after ddlsim's exact alpha-beta defaults (network/model:CM02, network/crosstraffic:0, network/TCP-gamma:0); repeatable");
   po::options_description all;
-  all.add(input).add(model).add(output).add(simgrid);
+  all.add(input).add(model).add(aggregation_options(o.aggregation)).add(output).add(simgrid);
   return all;
 }
 
@@ -76,7 +76,7 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
 
   engine::SimulationInput in;
   in.schedule = dag::parse_schedule(o.schedule);
-  collectives::make_collective(o.algorithm); // rejects an unknown name before any file is read
+  in.collective = resolve(o.aggregation); // rejects bad aggregation options before any file is read
   if (o.iterations < 1)
     throw ConfigError("--iterations must be >= 1 (got " + std::to_string(o.iterations) + ")");
   if (o.ranks < 0)
@@ -84,7 +84,7 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
   check_output_path(o.report);
   in.platform_file = o.platform;
   in.workload = workload::load_workload(o.workload);
-  in.algorithm = o.algorithm;
+  in.algorithm = o.aggregation.algorithm;
   in.iterations = static_cast<unsigned>(o.iterations);
   in.ranks = static_cast<unsigned>(o.ranks);
   if (!o.hosts.empty()) {
@@ -112,7 +112,7 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
   proto::RunConfig config;
   config.set_platform_file(o.platform);
   config.set_workload_file(o.workload);
-  config.set_algorithm(o.algorithm);
+  config.set_algorithm(o.aggregation.algorithm);
   config.set_schedule(dag::to_string(in.schedule));
   config.set_iterations(in.iterations);
   config.set_ranks(static_cast<unsigned>(sim.hosts.size()));

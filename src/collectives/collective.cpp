@@ -1,8 +1,15 @@
-// The ranks of a phase, their point-to-point transfers, and the algorithm factory.
+// The endpoints of a phase, their point-to-point transfers, and the algorithm factory.
 #include "collectives/collective.hpp"
 
-#include "collectives/ring.hpp"
+#include "collectives/algorithms.hpp"
 #include "common/error.hpp"
+#include "common/strings.hpp"
+
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Link.hpp>
+
+#include <algorithm>
+#include <limits>
 
 namespace sg4 = simgrid::s4u;
 
@@ -12,18 +19,35 @@ namespace {
 char g_payload = 0;
 } // namespace
 
-CommWorld::CommWorld(std::vector<sg4::Host*> hosts, std::string tag)
-    : hosts_(std::move(hosts))
+CommWorld::CommWorld(std::vector<sg4::Host*> ranks, std::vector<int> node_of_rank, CollectiveOptions options,
+                     std::string tag)
+    : ranks_(static_cast<int>(ranks.size()))
+    , hosts_(std::move(ranks))
+    , node_of_rank_(std::move(node_of_rank))
+    , options_(std::move(options))
     , tag_(std::move(tag))
     , sent_(hosts_.size(), 0)
     , received_(hosts_.size(), 0)
     , messages_(hosts_.size(), 0)
+    , calls_(hosts_.size(), 0)
 {
+  if (node_of_rank_.empty())
+    node_of_rank_.assign(hosts_.size(), 0);
+}
+
+int CommWorld::add_endpoint(sg4::Host* host)
+{
+  hosts_.push_back(host);
+  sent_.push_back(0);
+  received_.push_back(0);
+  messages_.push_back(0);
+  calls_.push_back(0);
+  return static_cast<int>(hosts_.size()) - 1;
 }
 
 sg4::Mailbox* CommWorld::mailbox(int src, int dst)
 {
-  const std::uint64_t key = static_cast<std::uint64_t>(src) * hosts_.size() + static_cast<std::uint64_t>(dst);
+  const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst);
   auto it = mailboxes_.find(key);
   if (it != mailboxes_.end())
     return it->second;
@@ -32,16 +56,78 @@ sg4::Mailbox* CommWorld::mailbox(int src, int dst)
   return mb;
 }
 
-void CommWorld::send_recv(int rank, int to, std::uint64_t send_bytes, int from)
+sg4::CommPtr CommWorld::post_send(int self, int to, std::uint64_t bytes)
 {
-  sg4::CommPtr send = mailbox(rank, to)->put_async(&g_payload, send_bytes);
+  if (options_.msg_overhead_s > 0)
+    sg4::this_actor::sleep_for(options_.msg_overhead_s);
+  sent_[self] += bytes;
+  received_[to] += bytes; // counted by the sender: the receiver learns the size only from the message
+  messages_[self] += 1;
+  return mailbox(self, to)->put_async(&g_payload, bytes);
+}
+
+void CommWorld::send_recv(int self, int to, std::uint64_t send_bytes, int from)
+{
+  exchange(self, {{to, send_bytes}}, {from});
+}
+
+void CommWorld::send(int self, int to, std::uint64_t bytes) { post_send(self, to, bytes)->wait(); }
+
+void CommWorld::recv(int self, int from)
+{
   char* received = nullptr; // the payload pointer lands here; only the simulated size matters
-  sg4::CommPtr recv = mailbox(from, rank)->get_async<char>(&received);
-  recv->wait();
-  send->wait();
-  sent_[rank] += send_bytes;
-  received_[to] += send_bytes; // counted by the sender: the receiver learns the size only from the message
-  messages_[rank] += 1;
+  mailbox(from, self)->get_async<char>(&received)->wait();
+}
+
+void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends, const std::vector<int>& from)
+{
+  std::vector<char*> landing(from.size(), nullptr);
+  std::vector<sg4::CommPtr> comms;
+  comms.reserve(sends.size() + from.size());
+  for (std::size_t i = 0; i < from.size(); ++i) // receives first: they cost no overhead
+    comms.push_back(mailbox(from[i], self)->get_async<char>(&landing[i]));
+  for (const auto& [to, bytes] : sends)
+    comms.push_back(post_send(self, to, bytes));
+  sg4::Comm::wait_all(comms);
+}
+
+void CommWorld::reduce(int self, std::uint64_t bytes)
+{
+  if (options_.reduce_s_per_byte > 0 && bytes > 0)
+    sg4::this_actor::execute(options_.reduce_s_per_byte * double(bytes) * hosts_[self]->get_speed());
+}
+
+std::pair<double, double> CommWorld::route(int from, int to) const
+{
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  hosts_[from]->route_to(hosts_[to], links, &latency);
+  double bandwidth = std::numeric_limits<double>::infinity();
+  for (const auto* link : links)
+    bandwidth = std::min(bandwidth, link->get_bandwidth());
+  return {latency, bandwidth};
+}
+
+Group::Group(CommWorld& world) : world_(world)
+{
+  for (int r = 0; r < world.size(); ++r)
+    members_.push_back(r);
+}
+
+bool Group::flow_level() const
+{
+  const Fidelity f = options().fidelity;
+  return f == Fidelity::Flow || (f == Fidelity::Auto && size() > kFlowAboveRanks);
+}
+
+double Group::ring_max_latency()
+{
+  if (ring_max_latency_ < 0) {
+    ring_max_latency_ = 0;
+    for (int i = 0; i < size(); ++i)
+      ring_max_latency_ = std::max(ring_max_latency_, route(i, (i + 1) % size()).first);
+  }
+  return ring_max_latency_;
 }
 
 std::uint64_t chunk_bytes(std::uint64_t bytes, int parts, int index)
@@ -51,13 +137,51 @@ std::uint64_t chunk_bytes(std::uint64_t bytes, int parts, int index)
   return base + (static_cast<std::uint64_t>(index) < extra ? 1 : 0);
 }
 
-std::unique_ptr<Collective> make_collective(const std::string& algorithm)
+std::string known_algorithms() { return "ring, rd, hd, tree, hier, ps, or SMALL<=SIZE,LARGE (e.g. rd<=8KiB,hd)"; }
+
+namespace {
+bool flat(const std::string& name) { return name == "ring" || name == "rd" || name == "hd" || name == "tree"; }
+} // namespace
+
+std::unique_ptr<Collective> make_collective(const std::string& algorithm, const CollectiveOptions& options)
 {
+  if (options.msg_overhead_s < 0 || !(options.msg_overhead_s < 1e9))
+    throw ConfigError("--msg-overhead must be a finite number of seconds >= 0");
+  if (options.reduce_s_per_byte < 0 || !(options.reduce_s_per_byte < 1e9))
+    throw ConfigError("--reduce-cost must be a finite number of seconds per byte >= 0");
+  const auto comma = algorithm.find(',');
+  const auto le = algorithm.find("<=");
+  if (comma != std::string::npos && le != std::string::npos && le < comma) {
+    const std::string small = algorithm.substr(0, le);
+    const std::string large = algorithm.substr(comma + 1);
+    if (!flat(small) || !flat(large))
+      throw ConfigError("--algorithm " + algorithm + ": a size switch chooses between flat algorithms (ring, rd, hd, tree)");
+    const auto threshold = parse_bytes(algorithm.substr(le + 2, comma - le - 2), "--algorithm " + algorithm);
+    return std::make_unique<SizeSwitch>(make_collective(small, options), threshold, make_collective(large, options));
+  }
   if (algorithm == "ring")
     return std::make_unique<RingAllreduce>();
+  if (algorithm == "rd")
+    return std::make_unique<RecursiveDoubling>();
+  if (algorithm == "hd")
+    return std::make_unique<HalvingDoubling>();
+  if (algorithm == "tree")
+    return std::make_unique<TreeAllreduce>();
+  if (algorithm == "hier") {
+    if (!flat(options.inter_algorithm))
+      throw ConfigError("--inter-algorithm must be a flat algorithm: ring, rd, hd, tree (got '" +
+                        options.inter_algorithm + "')");
+    return std::make_unique<Hierarchical>(make_collective(options.inter_algorithm, options));
+  }
+  if (algorithm == "ps") {
+    if (options.ps_servers < 1)
+      throw ConfigError("--servers must be >= 1 (got " + std::to_string(options.ps_servers) + ")");
+    if (!options.ps_hosts.empty() && static_cast<int>(options.ps_hosts.size()) != options.ps_servers)
+      throw ConfigError("--ps-hosts names " + std::to_string(options.ps_hosts.size()) + " hosts but --servers is " +
+                        std::to_string(options.ps_servers));
+    return std::make_unique<ParameterServer>();
+  }
   throw ConfigError("--algorithm must be one of: " + known_algorithms() + " (got '" + algorithm + "')");
 }
-
-std::string known_algorithms() { return "ring"; }
 
 } // namespace ddlsim::collectives

@@ -1,6 +1,7 @@
-// One small interface for gradient aggregation algorithms, and the ranks they run over.
+// One small interface for gradient aggregation algorithms, and the endpoints they run over.
 #pragma once
 
+#include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
@@ -8,37 +9,122 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ddlsim::collectives {
 
-/** @brief The ranks of one simulation phase: their hosts, their mailboxes and their traffic counters.
- *  Every transfer goes through send_recv(), which counts the bytes. */
+/** @brief How parameter-server shards are laid out. */
+enum class PsSharding {
+  Split,     ///< every tensor cut into S byte ranges, one per server
+  RoundRobin ///< tensor k goes whole to server k mod S
+};
+
+/** @brief Whether ring and hd move every message (the reference) or one flow per rank and phase (cheap). */
+enum class Fidelity {
+  Auto,    ///< Message up to kFlowAboveRanks ranks, Flow above
+  Message, ///< every message of the algorithm is a transfer
+  Flow     ///< ring, hd: one flow per rank and phase, plus the other steps' latencies at the slowest hop
+};
+
+/** @brief With Fidelity::Auto, groups larger than this use the flow-level form (docs/collectives.md). */
+inline constexpr int kFlowAboveRanks = 64;
+
+/** @brief Knobs shared by the algorithms; defaults model an ideal stack over the wires. */
+struct CollectiveOptions {
+  double msg_overhead_s = 0;         ///< software overhead added before every message is sent, seconds
+  double reduce_s_per_byte = 0;      ///< reduction cost on the reducing host, seconds per byte (host alone)
+  std::uint64_t chunk_bytes = 0;     ///< tree pipelining chunk; 0: 1 MiB
+  std::string inter_algorithm = "ring"; ///< hier: flat algorithm among node leaders
+  int ps_servers = 1;                ///< ps: number of servers
+  std::vector<std::string> ps_hosts; ///< ps: server hosts; empty: co-located on ranks 0..S-1
+  PsSharding ps_sharding = PsSharding::Split;
+  Fidelity fidelity = Fidelity::Auto;
+};
+
+/** @brief The endpoints of one simulation phase: ranks 0..P-1 (GPUs), then any extra endpoints (parameter
+ *  servers), their hosts, mailboxes and traffic counters. Every transfer goes through this class, which
+ *  adds the per-message overhead and counts the bytes. */
 class CommWorld {
 public:
-  /** `tag` keeps the mailboxes of different phases apart. */
-  CommWorld(std::vector<simgrid::s4u::Host*> hosts, std::string tag);
+  /** `tag` keeps the mailboxes of different phases apart; `node_of_rank` groups ranks by node (hier). */
+  CommWorld(std::vector<simgrid::s4u::Host*> ranks, std::vector<int> node_of_rank, CollectiveOptions options,
+            std::string tag);
 
-  int size() const { return static_cast<int>(hosts_.size()); }
-  simgrid::s4u::Host* host(int rank) const { return hosts_[rank]; }
+  int size() const { return ranks_; }
+  int endpoints() const { return static_cast<int>(hosts_.size()); }
+  simgrid::s4u::Host* host(int endpoint) const { return hosts_[endpoint]; }
+  int node(int rank) const { return node_of_rank_[rank]; }
+  const CollectiveOptions& options() const { return options_; }
 
-  /** Sends `send_bytes` to rank `to` and receives one message from rank `from`, concurrently; returns when
-   *  both are done. Messages between a pair of ranks are matched in order. */
-  void send_recv(int rank, int to, std::uint64_t send_bytes, int from);
+  /** Adds an endpoint (e.g. a parameter server) on `host`; returns its id (>= size()). */
+  int add_endpoint(simgrid::s4u::Host* host);
 
-  std::uint64_t bytes_sent(int rank) const { return sent_[rank]; }
-  std::uint64_t bytes_received(int rank) const { return received_[rank]; }
-  std::uint64_t messages_sent(int rank) const { return messages_[rank]; }
+  /** Sends `send_bytes` to `to` and receives one message from `from`, concurrently. */
+  void send_recv(int self, int to, std::uint64_t send_bytes, int from);
+  /** Blocking send / receive. Messages between a pair of endpoints are matched in order. */
+  void send(int self, int to, std::uint64_t bytes);
+  void recv(int self, int from);
+  /** Posts every send (each after its overhead) and every receive, then waits for all of them. */
+  void exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends, const std::vector<int>& from);
+  /** Reduction of `bytes` on this endpoint's host: reduce_s_per_byte x bytes of work (nothing if 0). */
+  void reduce(int self, std::uint64_t bytes);
+
+  /** Latency (s) and bottleneck bandwidth (bytes/s) of the route between two endpoints. */
+  std::pair<double, double> route(int from, int to) const;
+  /** How many allreduce calls `endpoint` made before this one (for per-tensor round-robin placement). */
+  std::uint64_t next_call(int endpoint) { return calls_[endpoint]++; }
+
+  std::uint64_t bytes_sent(int endpoint) const { return sent_[endpoint]; }
+  std::uint64_t bytes_received(int endpoint) const { return received_[endpoint]; }
+  std::uint64_t messages_sent(int endpoint) const { return messages_[endpoint]; }
 
 private:
   simgrid::s4u::Mailbox* mailbox(int src, int dst);
+  simgrid::s4u::CommPtr post_send(int self, int to, std::uint64_t bytes);
 
+  int ranks_;
   std::vector<simgrid::s4u::Host*> hosts_;
+  std::vector<int> node_of_rank_;
+  CollectiveOptions options_;
   std::string tag_;
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;
   std::vector<std::uint64_t> sent_;
   std::vector<std::uint64_t> received_;
   std::vector<std::uint64_t> messages_;
+  std::vector<std::uint64_t> calls_;
+};
+
+/** @brief Some endpoints of a CommWorld seen as ranks 0..n-1: flat algorithms run over a Group, so the
+ *  hierarchical one can run them among node leaders. */
+class Group {
+public:
+  Group(CommWorld& world, std::vector<int> members) : world_(world), members_(std::move(members)) {}
+  /** Every rank of the world, in order. */
+  explicit Group(CommWorld& world);
+
+  int size() const { return static_cast<int>(members_.size()); }
+  int endpoint(int member) const { return members_[member]; }
+  CommWorld& world() const { return world_; }
+  const CollectiveOptions& options() const { return world_.options(); }
+
+  void send_recv(int self, int to, std::uint64_t bytes, int from)
+  {
+    world_.send_recv(members_[self], members_[to], bytes, members_[from]);
+  }
+  void send(int self, int to, std::uint64_t bytes) { world_.send(members_[self], members_[to], bytes); }
+  void recv(int self, int from) { world_.recv(members_[self], members_[from]); }
+  void reduce(int self, std::uint64_t bytes) { world_.reduce(members_[self], bytes); }
+  std::pair<double, double> route(int from, int to) const { return world_.route(members_[from], members_[to]); }
+  /** True when ring and hd should use their flow-level form for this group. */
+  bool flow_level() const;
+  /** Largest route latency between ring neighbours i -> i+1 (computed once per group). */
+  double ring_max_latency();
+
+private:
+  CommWorld& world_;
+  std::vector<int> members_;
+  double ring_max_latency_ = -1;
 };
 
 /** @brief An allreduce algorithm. Every rank calls allreduce() for the same tensors in the same order. */
@@ -46,12 +132,22 @@ class Collective {
 public:
   virtual ~Collective() = default;
   virtual std::string name() const = 0;
-  /** Runs rank `rank`'s part of an allreduce of `bytes` bytes; returns when this rank holds the result. */
-  virtual void allreduce(CommWorld& world, int rank, std::uint64_t bytes) const = 0;
+  /** Called once per phase before the ranks start, with every tensor size the ranks will reduce, in
+   *  order; algorithms with helper actors (parameter servers) start them here and return them. */
+  /** Called once per phase before the simulation runs (outside any actor): add endpoints, check hosts.
+   *  Throws ConfigError. */
+  virtual void prepare(CommWorld& /*world*/) const {}
+  virtual std::vector<simgrid::s4u::ActorPtr> start(CommWorld& /*world*/,
+                                                    const std::vector<std::uint64_t>& /*sequence*/) const
+  {
+    return {};
+  }
+  /** Runs member `self`'s part of an allreduce of `bytes` bytes over `group`; returns when it holds the result. */
+  virtual void allreduce(Group& group, int self, std::uint64_t bytes) const = 0;
 };
 
-/** @brief The algorithm of that name; throws ConfigError listing the known ones. */
-std::unique_ptr<Collective> make_collective(const std::string& algorithm);
+/** @brief The algorithm of that name with these options; throws ConfigError listing the known ones. */
+std::unique_ptr<Collective> make_collective(const std::string& algorithm, const CollectiveOptions& options = {});
 
 /** @brief Accepted algorithm names, comma separated. */
 std::string known_algorithms();

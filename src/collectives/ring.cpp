@@ -1,20 +1,37 @@
 // Ring allreduce: reduce-scatter then allgather over the ring 0 -> 1 -> ... -> P-1 -> 0.
-#include "collectives/ring.hpp"
+#include "collectives/algorithms.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
 
 namespace ddlsim::collectives {
 
-void RingAllreduce::allreduce(CommWorld& world, int rank, std::uint64_t bytes) const
+void RingAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
 {
-  const int p = world.size();
+  const int p = g.size();
   if (p <= 1)
     return;
-  const int right = (rank + 1) % p;
-  const int left = (rank + p - 1) % p;
+  const int right = (self + 1) % p;
+  const int left = (self + p - 1) % p;
   auto mod = [p](int x) { return ((x % p) + p) % p; };
-  for (int s = 0; s < p - 1; ++s) // reduce-scatter
-    world.send_recv(rank, right, chunk_bytes(bytes, p, mod(rank - s)), left);
+  if (g.flow_level()) {
+    // One flow carrying every chunk this member sends (all but chunks self+1 and self+2), plus the other
+    // 2P-3 steps' latencies and overheads at the slowest ring hop, plus the P-1 reductions.
+    const double steps = 2.0 * (p - 1) - 1;
+    simgrid::s4u::this_actor::sleep_for(steps * (g.ring_max_latency() + g.options().msg_overhead_s));
+    std::uint64_t reduced = 0;
+    for (int s = 0; s < p - 1; ++s)
+      reduced += chunk_bytes(bytes, p, mod(self - s - 1));
+    g.reduce(self, reduced);
+    const std::uint64_t sent = 2 * bytes - chunk_bytes(bytes, p, mod(self + 1)) - chunk_bytes(bytes, p, mod(self + 2));
+    g.send_recv(self, right, sent, left);
+    return;
+  }
+  for (int s = 0; s < p - 1; ++s) { // reduce-scatter: add the received chunk to our own
+    g.send_recv(self, right, chunk_bytes(bytes, p, mod(self - s)), left);
+    g.reduce(self, chunk_bytes(bytes, p, mod(self - s - 1)));
+  }
   for (int s = 0; s < p - 1; ++s) // allgather
-    world.send_recv(rank, right, chunk_bytes(bytes, p, mod(rank + 1 - s)), left);
+    g.send_recv(self, right, chunk_bytes(bytes, p, mod(self + 1 - s)), left);
 }
 
 } // namespace ddlsim::collectives

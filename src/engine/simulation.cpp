@@ -1,17 +1,21 @@
 // Runs the S-SGD DAG on a SimGrid platform: one compute and one communication actor per GPU rank.
 #include "engine/simulation.hpp"
 
-#include "collectives/collective.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
 #include "platform/gpu_catalog.hpp"
 #include "platform/gpu_hosts.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Barrier.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Mutex.hpp>
+#include <simgrid/s4u/NetZone.hpp>
 
+#include <algorithm>
+#include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -32,6 +36,84 @@ namespace {
 
 bool g_engine_used = false;
 
+/** The engine with its platform loaded and the ranks chosen. */
+struct Setup {
+  std::unique_ptr<sg4::Engine> engine;
+  std::vector<platform::GpuHost> ranks;
+  std::vector<int> node_of_rank; ///< ranks in the same netzone share a node id (0, 1, ... by first rank)
+  std::vector<std::string> simgrid_cfg;
+  std::vector<std::string> host_names;
+};
+
+void apply_config(const std::string& cfg)
+{
+  const auto colon = cfg.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == cfg.size())
+    throw ConfigError("--cfg must be KEY:VALUE (got '" + cfg + "')");
+  try {
+    sg4::Engine::set_config(cfg);
+  } catch (const std::exception& e) {
+    const std::string what = e.what(); // SimGrid appends the list of every key: keep the first line
+    throw ConfigError("--cfg '" + cfg + "': " + what.substr(0, what.find('\n')));
+  }
+}
+
+Setup open_platform(const std::string& platform_file, unsigned ranks, const std::vector<std::string>& hosts,
+                    const std::vector<std::string>& simgrid_cfg)
+{
+  if (g_engine_used)
+    throw Error("internal: SimGrid allows one simulation per process");
+  if (!readable_file(platform_file))
+    throw InputError(platform_file + ": cannot open platform file");
+  for (const auto& cfg : simgrid_cfg)
+    if (cfg.find(':') == std::string::npos)
+      throw ConfigError("--cfg must be KEY:VALUE (got '" + cfg + "')");
+  g_engine_used = true;
+
+  std::vector<std::string> args = {"ddlsim", "--log=root.thresh:warning"};
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  Setup s;
+  s.engine = std::make_unique<sg4::Engine>(&argc, argv.data());
+  for (const auto& cfg : default_simgrid_config())
+    apply_config(cfg);
+  for (const auto& cfg : simgrid_cfg)
+    apply_config(cfg);
+  s.simgrid_cfg = default_simgrid_config();
+  s.simgrid_cfg.insert(s.simgrid_cfg.end(), simgrid_cfg.begin(), simgrid_cfg.end());
+
+  try {
+    s.engine->load_platform(platform_file);
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    throw InputError(platform_file + ": invalid platform: " + what.substr(0, what.find('\n')));
+  }
+  const auto gpus = platform::find_gpu_hosts(s.engine->get_all_hosts(), platform_file);
+  std::vector<std::string> names;
+  for (const auto& g : gpus)
+    names.push_back(g.name);
+  std::map<std::string, int> node_ids;
+  for (std::size_t i : platform::select_rank_hosts(names, hosts, ranks, platform_file)) {
+    s.ranks.push_back(gpus[i]);
+    s.host_names.push_back(gpus[i].name);
+    const std::string zone = gpus[i].host->get_englobing_zone()->get_name();
+    auto it = node_ids.emplace(zone, static_cast<int>(node_ids.size())).first;
+    s.node_of_rank.push_back(it->second);
+  }
+  return s;
+}
+
+std::vector<sg4::Host*> hosts_of(const std::vector<platform::GpuHost>& ranks)
+{
+  std::vector<sg4::Host*> hosts;
+  for (const auto& r : ranks)
+    hosts.push_back(r.host);
+  return hosts;
+}
+
 /** Completion flags of one rank's tasks, shared by its two stream actors. */
 struct RankState {
   sg4::MutexPtr mutex = sg4::Mutex::create();
@@ -43,7 +125,8 @@ struct RankState {
 class Phase {
 public:
   Phase(std::string name, const dag::IterationDag& dag, const std::vector<platform::GpuHost>& ranks,
-        const collectives::Collective& collective, unsigned iterations, double reference_speed,
+        const std::vector<int>& node_of_rank, const collectives::Collective& collective,
+        const collectives::CollectiveOptions& options, unsigned iterations, double reference_speed,
         const ProgressFn& progress)
       : name_(std::move(name))
       , dag_(dag)
@@ -53,7 +136,8 @@ public:
       , progress_(progress)
       , compute_order_(dag.stream_tasks(dag::Stream::Compute))
       , comm_order_(dag.stream_tasks(dag::Stream::Communication))
-      , world_(hosts_of(ranks), name_)
+      , world_(hosts_of(ranks), node_of_rank, options, name_)
+      , group_(world_)
       , states_(ranks.size())
       , finished_(iterations, 0)
   {
@@ -64,13 +148,18 @@ public:
       result_.gpus.push_back(r.gpu);
     }
     result_.iterations = iterations;
+    collective_.prepare(world_); // outside any actor: may throw ConfigError
   }
 
   /** Runs the phase to completion; must be called from an actor. */
   PhaseResult run()
   {
     start_ = sg4::Engine::get_clock();
-    std::vector<sg4::ActorPtr> actors;
+    std::vector<std::uint64_t> sequence;
+    for (unsigned it = 0; it < iterations_; ++it)
+      for (int id : comm_order_)
+        sequence.push_back(dag_.tasks[id].bytes);
+    std::vector<sg4::ActorPtr> actors = collective_.start(world_, sequence);
     for (int r = 0; r < world_.size(); ++r) {
       const std::string id = name_ + "-rank" + std::to_string(r);
       actors.push_back(sg4::Actor::create(id + "-compute", world_.host(r),
@@ -89,14 +178,6 @@ public:
   }
 
 private:
-  static std::vector<sg4::Host*> hosts_of(const std::vector<platform::GpuHost>& ranks)
-  {
-    std::vector<sg4::Host*> hosts;
-    for (const auto& r : ranks)
-      hosts.push_back(r.host);
-    return hosts;
-  }
-
   void run_stream(int rank, const std::vector<int>& order)
   {
     RankState& state = states_[rank];
@@ -145,7 +226,7 @@ private:
         sg4::this_actor::execute(task.duration_s * reference_speed_);
       break;
     case dag::TaskKind::Aggregation:
-      collective_.allreduce(world_, rank, task.bytes);
+      collective_.allreduce(group_, rank, task.bytes);
       break;
     }
   }
@@ -159,24 +240,12 @@ private:
   std::vector<int> compute_order_;
   std::vector<int> comm_order_;
   collectives::CommWorld world_;
+  collectives::Group group_;
   std::vector<RankState> states_;
   std::vector<unsigned> finished_;
   PhaseResult result_;
   double start_ = 0;
 };
-
-void apply_config(const std::string& cfg)
-{
-  const auto colon = cfg.find(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == cfg.size())
-    throw ConfigError("--cfg must be KEY:VALUE (got '" + cfg + "')");
-  try {
-    sg4::Engine::set_config(cfg);
-  } catch (const std::exception& e) {
-    const std::string what = e.what(); // SimGrid appends the list of every key: keep the first line
-    throw ConfigError("--cfg '" + cfg + "': " + what.substr(0, what.find('\n')));
-  }
-}
 
 double reference_speed(const proto::Workload& w, const std::string& workload_name)
 {
@@ -191,65 +260,140 @@ double reference_speed(const proto::Workload& w, const std::string& workload_nam
 
 SimulationOutput simulate(const SimulationInput& input)
 {
-  if (g_engine_used)
-    throw Error("internal: SimGrid allows one simulation per process");
   if (input.iterations == 0)
     throw ConfigError("--iterations must be >= 1 (got 0)");
-  if (!readable_file(input.platform_file))
-    throw InputError(input.platform_file + ": cannot open platform file");
   const double ref_speed = reference_speed(input.workload, "workload");
-  auto collective = collectives::make_collective(input.algorithm);
-  for (const auto& cfg : input.simgrid_cfg)
-    if (cfg.find(':') == std::string::npos)
-      throw ConfigError("--cfg must be KEY:VALUE (got '" + cfg + "')");
-  g_engine_used = true;
-
-  std::vector<std::string> args = {"ddlsim", "--log=root.thresh:warning"};
-  std::vector<char*> argv;
-  for (auto& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int argc = static_cast<int>(args.size());
-  sg4::Engine engine(&argc, argv.data());
+  auto collective = collectives::make_collective(input.algorithm, input.collective);
+  Setup setup = open_platform(input.platform_file, input.ranks, input.hosts, input.simgrid_cfg);
 
   SimulationOutput out;
-  for (const auto& cfg : default_simgrid_config())
-    apply_config(cfg);
-  for (const auto& cfg : input.simgrid_cfg)
-    apply_config(cfg);
-  out.simgrid_cfg = default_simgrid_config();
-  out.simgrid_cfg.insert(out.simgrid_cfg.end(), input.simgrid_cfg.begin(), input.simgrid_cfg.end());
-
-  try {
-    engine.load_platform(input.platform_file);
-  } catch (const std::exception& e) {
-    throw InputError(input.platform_file + ": invalid platform: " + e.what());
-  }
-
-  const auto gpus = platform::find_gpu_hosts(engine.get_all_hosts(), input.platform_file);
-  std::vector<std::string> names;
-  for (const auto& g : gpus)
-    names.push_back(g.name);
-  std::vector<platform::GpuHost> ranks;
-  for (std::size_t i : platform::select_rank_hosts(names, input.hosts, input.ranks, input.platform_file)) {
-    ranks.push_back(gpus[i]);
-    out.hosts.push_back(gpus[i].name);
-  }
+  out.simgrid_cfg = setup.simgrid_cfg;
+  out.hosts = setup.host_names;
   out.dag = dag::build_iteration_dag(input.workload, input.schedule);
   if (input.dry_run)
     return out;
 
-  sg4::Actor::create("ddlsim-driver", ranks[0].host, [&] {
-    if (input.single_gpu_baseline && ranks.size() > 1)
-      out.single = Phase("single", out.dag, {ranks[0]}, *collective, input.iterations, ref_speed, input.progress).run();
-    out.multi = Phase("multi", out.dag, ranks, *collective, input.iterations, ref_speed, input.progress).run();
+  std::unique_ptr<Phase> single;
+  if (input.single_gpu_baseline && setup.ranks.size() > 1)
+    single = std::make_unique<Phase>("single", out.dag, std::vector<platform::GpuHost>{setup.ranks[0]},
+                                     std::vector<int>{0}, *collective, input.collective, input.iterations, ref_speed,
+                                     input.progress);
+  Phase multi("multi", out.dag, setup.ranks, setup.node_of_rank, *collective, input.collective, input.iterations,
+              ref_speed, input.progress);
+  sg4::Actor::create("ddlsim-driver", setup.ranks[0].host, [&] {
+    if (single)
+      out.single = single->run();
+    out.multi = multi.run();
   });
-  engine.run();
+  setup.engine->run();
 
-  const std::size_t expected = ranks.size() * input.iterations * out.dag.tasks.size();
+  const std::size_t expected = setup.ranks.size() * input.iterations * out.dag.tasks.size();
   if (out.multi.records.size() != expected)
     throw Error("the simulation stopped before every task completed (" + std::to_string(out.multi.records.size()) +
                 " of " + std::to_string(expected) + " tasks): SimGrid found a deadlock");
+  return out;
+}
+
+namespace {
+
+/** Worst route (largest latency, smallest bandwidth) among the given pairs of world endpoints. */
+void worst_route(const collectives::CommWorld& world, const std::vector<std::pair<int, int>>& pairs, double& alpha,
+                 double& bandwidth)
+{
+  alpha = 0;
+  bandwidth = 0;
+  double bw = std::numeric_limits<double>::infinity();
+  for (const auto& [a, b] : pairs) {
+    const auto [lat, band] = world.route(a, b);
+    alpha = std::max(alpha, lat);
+    bw = std::min(bw, band);
+  }
+  if (!pairs.empty())
+    bandwidth = bw;
+}
+
+} // namespace
+
+SweepOutput run_collective_sweep(const SweepInput& input)
+{
+  auto collective = collectives::make_collective(input.algorithm, input.collective);
+  Setup setup = open_platform(input.platform_file, input.ranks, input.hosts, input.simgrid_cfg);
+  SweepOutput out;
+  out.hosts = setup.host_names;
+  out.simgrid_cfg = setup.simgrid_cfg;
+  out.node_of_rank = setup.node_of_rank;
+
+  collectives::CommWorld world(hosts_of(setup.ranks), setup.node_of_rank, input.collective, "sweep");
+  collective->prepare(world);
+  const int p = world.size();
+
+  // Routes the closed forms need.
+  std::vector<std::pair<int, int>> flat, intra, leaders, servers;
+  for (int r = 0; r < p; ++r) {
+    if (p > 1)
+      flat.emplace_back(r, (r + 1) % p);
+    for (int mask = 1; mask < p; mask <<= 1)
+      if ((r ^ mask) < p)
+        flat.emplace_back(r, r ^ mask);
+    for (int q = 0; q < p && p <= 256; ++q)
+      if (q != r && setup.node_of_rank[q] == setup.node_of_rank[r])
+        intra.emplace_back(r, q);
+    for (int e = p; e < world.endpoints(); ++e)
+      servers.emplace_back(r, e);
+  }
+  std::vector<int> first_of_node;
+  for (int r = 0; r < p; ++r)
+    if (r == 0 || std::find(setup.node_of_rank.begin(), setup.node_of_rank.begin() + r, setup.node_of_rank[r]) ==
+                      setup.node_of_rank.begin() + r)
+      first_of_node.push_back(r);
+  for (std::size_t i = 0; i < first_of_node.size(); ++i)
+    for (std::size_t j = 0; j < first_of_node.size(); ++j)
+      if (i != j && first_of_node.size() <= 256)
+        leaders.emplace_back(first_of_node[i], first_of_node[j]);
+  worst_route(world, flat, out.alpha_s, out.bandwidth_bytes_per_s);
+  worst_route(world, intra, out.intra_alpha_s, out.intra_bandwidth_bytes_per_s);
+  worst_route(world, leaders, out.leader_alpha_s, out.leader_bandwidth_bytes_per_s);
+  worst_route(world, servers, out.server_alpha_s, out.server_bandwidth_bytes_per_s);
+
+  collectives::Group group(world);
+  auto barrier = sg4::Barrier::create(static_cast<unsigned>(p));
+  const std::size_t n = input.sizes.size();
+  std::vector<double> start(n, 0.0), end(n, 0.0);
+  std::vector<std::uint64_t> sent_after(n, 0);
+  std::size_t completed = 0;
+  auto rank_bytes = [&world, p] {
+    std::uint64_t sent = 0;
+    for (int q = 0; q < p; ++q)
+      sent += world.bytes_sent(q);
+    return sent;
+  };
+  sg4::Actor::create("sweep-driver", world.host(0), [&] {
+    auto actors = collective->start(world, input.sizes);
+    for (int r = 0; r < p; ++r)
+      actors.push_back(sg4::Actor::create("sweep-rank" + std::to_string(r), world.host(r), [&, r] {
+        for (std::size_t k = 0; k < n; ++k) {
+          barrier->wait(); // every rank starts size k at the same time
+          if (r == 0)
+            start[k] = sg4::Engine::get_clock();
+          collective->allreduce(group, r, input.sizes[k]);
+          end[k] = std::max(end[k], sg4::Engine::get_clock());
+          barrier->wait(); // nobody starts size k+1 before everyone is done with k
+          if (r == 0) {
+            sent_after[k] = rank_bytes();
+            completed = k + 1;
+          }
+        }
+      }));
+    for (auto& a : actors)
+      a->join();
+  });
+  setup.engine->run();
+
+  if (completed != n)
+    throw Error("the collective sweep stopped after " + std::to_string(completed) + " of " + std::to_string(n) +
+                " sizes: SimGrid found a deadlock");
+  for (std::size_t k = 0; k < n; ++k)
+    out.points.push_back({input.sizes[k], end[k] - start[k], sent_after[k] - (k == 0 ? 0 : sent_after[k - 1])});
   return out;
 }
 

@@ -1,6 +1,7 @@
 // Runs the S-SGD DAG on a SimGrid platform: one compute and one communication actor per GPU rank.
 #pragma once
 
+#include "collectives/collective.hpp"
 #include "dag/dag.hpp"
 #include "engine/records.hpp"
 #include "proto/workload.pb.h"
@@ -20,6 +21,7 @@ struct SimulationInput {
   proto::Workload workload;
   dag::Schedule schedule = dag::Schedule::Wfbp;
   std::string algorithm = "ring";
+  collectives::CollectiveOptions collective;  ///< algorithm knobs (overhead, reduce cost, servers, ...)
   unsigned iterations = 1;
   unsigned ranks = 0;                     ///< 0: every GPU host
   std::vector<std::string> hosts;         ///< explicit rank -> host list (empty: natural order)
@@ -37,6 +39,42 @@ struct SimulationOutput {
   PhaseResult multi;
   std::optional<PhaseResult> single;
 };
+
+/** @brief What `ddlsim collective` needs: one algorithm, a list of message sizes. */
+struct SweepInput {
+  std::string platform_file;
+  std::string algorithm = "ring";
+  collectives::CollectiveOptions collective;
+  unsigned ranks = 0;
+  std::vector<std::string> hosts;
+  std::vector<std::string> simgrid_cfg;
+  std::vector<std::uint64_t> sizes;  ///< bytes, in order
+};
+
+/** @brief One size of a sweep. */
+struct SweepPoint {
+  std::uint64_t bytes = 0;
+  double time_s = 0;                 ///< from the common start to the last rank holding the result
+  std::uint64_t rank_bytes_sent = 0; ///< all ranks together (servers not included)
+};
+
+/** @brief Sweep results and what the closed forms need to know about the platform. */
+struct SweepOutput {
+  std::vector<std::string> hosts;
+  std::vector<std::string> simgrid_cfg;
+  std::vector<SweepPoint> points;
+  std::vector<int> node_of_rank;
+  /** Worst (largest-latency, smallest-bandwidth) route among ring neighbours and XOR partners. */
+  double alpha_s = 0, bandwidth_bytes_per_s = 0;
+  /** Same, restricted to pairs inside a node (0 if none) and to pairs of node leaders. */
+  double intra_alpha_s = 0, intra_bandwidth_bytes_per_s = 0, leader_alpha_s = 0, leader_bandwidth_bytes_per_s = 0;
+  /** PS: worst route from a rank to a server. */
+  double server_alpha_s = 0, server_bandwidth_bytes_per_s = 0;
+};
+
+/** @brief Runs one allreduce of each size, one after the other (all ranks start each size together).
+ *  One engine per process, like simulate(). */
+SweepOutput run_collective_sweep(const SweepInput& input);
 
 /** @brief Loads the platform, maps ranks, runs the phases. SimGrid allows one engine per process, so this
  *  can be called once per process (a second call throws Error). Throws InputError/ConfigError on bad

@@ -1,0 +1,54 @@
+// Closed-form prediction of an allreduce for an algorithm name, from a platform's worst routes.
+#include "analytical/predict.hpp"
+
+#include "common/error.hpp"
+#include "common/strings.hpp"
+
+namespace ddlsim::analytical {
+
+double predict_allreduce_s(const std::string& algorithm, std::uint64_t bytes, const PredictInput& in)
+{
+  const auto comma = algorithm.find(',');
+  const auto le = algorithm.find("<=");
+  if (comma != std::string::npos && le != std::string::npos && le < comma) {
+    const auto threshold = parse_bytes(algorithm.substr(le + 2, comma - le - 2), "--algorithm " + algorithm);
+    return predict_allreduce_s(bytes <= threshold ? algorithm.substr(0, le) : algorithm.substr(comma + 1), bytes, in);
+  }
+  if (algorithm == "ring")
+    return ring_allreduce_s(in.ranks, bytes, in.hop, in.costs);
+  if (algorithm == "rd")
+    return rd_allreduce_s(in.ranks, bytes, in.hop, in.costs);
+  if (algorithm == "hd")
+    return hd_allreduce_s(in.ranks, bytes, in.hop, in.costs);
+  if (algorithm == "tree")
+    return tree_allreduce_s(in.ranks, bytes, in.chunk_bytes, in.hop, in.costs);
+  if (algorithm == "ps")
+    return ps_allreduce_s(in.ranks, in.servers, bytes, in.server, in.costs);
+  if (algorithm == "hier") {
+    PredictInput leaders = in;
+    leaders.ranks = in.nodes;
+    leaders.hop = in.leaders;
+    const double inter = predict_allreduce_s(in.inter_algorithm, bytes, leaders);
+    return in.ranks <= 1 ? 0.0 : hier_allreduce_s(in.ranks_per_node, bytes, in.intra, inter, in.costs);
+  }
+  throw ConfigError("no closed form for algorithm '" + algorithm + "'");
+}
+
+std::string formula(const std::string& algorithm)
+{
+  if (algorithm == "ring")
+    return "2(P-1)(alpha + o + M/(P B)) + (P-1) gamma M/P";
+  if (algorithm == "rd")
+    return "log2(p')(alpha + o + M/B + gamma M) [+ fold if P is not a power of two]";
+  if (algorithm == "hd")
+    return "2 log2(p')(alpha + o) + (1 - 1/p')(2 M/B + gamma M) [+ fold]";
+  if (algorithm == "tree")
+    return "max-plus recurrence of the pipelined binary tree (docs/collectives.md)";
+  if (algorithm == "ps")
+    return "2(alpha + M max(P,S)/(S B)) + overheads + gamma P M/S";
+  if (algorithm == "hier")
+    return "2(alpha_intra + M/B_intra) + (G-1) gamma M + inter-node allreduce among leaders + overheads";
+  return "per size: the closed form of the algorithm chosen";
+}
+
+} // namespace ddlsim::analytical

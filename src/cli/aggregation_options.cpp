@@ -1,0 +1,71 @@
+// Command-line options of the aggregation algorithms, shared by `ddlsim run` and `ddlsim collective`.
+#include "cli/aggregation_options.hpp"
+
+#include "common/error.hpp"
+#include "common/strings.hpp"
+
+namespace po = boost::program_options;
+
+namespace ddlsim::cli {
+
+po::options_description aggregation_options(AggregationCli& a)
+{
+  po::options_description d("Aggregation");
+  d.add_options()
+      ("algorithm", po::value(&a.algorithm)->default_value(a.algorithm)->value_name("NAME"),
+       ("allreduce algorithm: " + collectives::known_algorithms()).c_str())
+      ("msg-overhead", po::value(&a.msg_overhead)->default_value(a.msg_overhead)->value_name("TIME"),
+       "software overhead added before every message (e.g. 32us), to model an MPI or gRPC stack")
+      ("reduce-cost", po::value(&a.reduce_cost)->default_value(a.reduce_cost)->value_name("TIME"),
+       "reduction time per byte on the reducing host (e.g. 1.5ns)")
+      ("chunk-bytes", po::value(&a.chunk)->default_value(a.chunk)->value_name("SIZE"), "tree: pipelining chunk")
+      ("inter-algorithm", po::value(&a.inter_algorithm)->default_value(a.inter_algorithm)->value_name("NAME"),
+       "hier: flat algorithm among node leaders (ring, rd, hd, tree)")
+      ("servers", po::value(&a.servers)->default_value(a.servers)->value_name("S"), "ps: number of parameter servers")
+      ("ps-hosts", po::value(&a.ps_hosts)->value_name("H0,H1,..."),
+       "ps: hosts of the servers (dedicated or CPU hosts); default: co-located with ranks 0..S-1")
+      ("ps-sharding", po::value(&a.ps_sharding)->default_value(a.ps_sharding)->value_name("NAME"),
+       "ps: split (each tensor in S byte ranges) | round-robin (tensor k on server k mod S)")
+      ("fidelity", po::value(&a.fidelity)->default_value(a.fidelity)->value_name("NAME"),
+       ("ring, hd: message (every transfer) | flow (one flow per rank and phase) | auto (message up to " +
+        std::to_string(collectives::kFlowAboveRanks) + " ranks)").c_str());
+  return d;
+}
+
+collectives::CollectiveOptions resolve(const AggregationCli& a)
+{
+  collectives::CollectiveOptions o;
+  o.msg_overhead_s = parse_seconds(a.msg_overhead, "--msg-overhead");
+  o.reduce_s_per_byte = parse_seconds(a.reduce_cost, "--reduce-cost");
+  o.chunk_bytes = parse_bytes(a.chunk, "--chunk-bytes");
+  if (o.chunk_bytes == 0)
+    throw ConfigError("--chunk-bytes must be > 0 (got '" + a.chunk + "')");
+  o.inter_algorithm = a.inter_algorithm;
+  if (a.servers < 1)
+    throw ConfigError("--servers must be >= 1 (got " + std::to_string(a.servers) + ")");
+  o.ps_servers = a.servers;
+  if (!a.ps_hosts.empty())
+    for (const auto& h : split(a.ps_hosts, ',')) {
+      if (h.empty())
+        throw ConfigError("--ps-hosts: empty host name in '" + a.ps_hosts + "'");
+      o.ps_hosts.push_back(h);
+    }
+  if (a.ps_sharding == "split")
+    o.ps_sharding = collectives::PsSharding::Split;
+  else if (a.ps_sharding == "round-robin")
+    o.ps_sharding = collectives::PsSharding::RoundRobin;
+  else
+    throw ConfigError("--ps-sharding must be one of: split, round-robin (got '" + a.ps_sharding + "')");
+  if (a.fidelity == "auto")
+    o.fidelity = collectives::Fidelity::Auto;
+  else if (a.fidelity == "message")
+    o.fidelity = collectives::Fidelity::Message;
+  else if (a.fidelity == "flow")
+    o.fidelity = collectives::Fidelity::Flow;
+  else
+    throw ConfigError("--fidelity must be one of: auto, message, flow (got '" + a.fidelity + "')");
+  collectives::make_collective(a.algorithm, o); // validates the name and the combination
+  return o;
+}
+
+} // namespace ddlsim::cli

@@ -1,0 +1,31 @@
+// Command-line options of the aggregation algorithms, shared by `ddlsim run` and `ddlsim collective`.
+#pragma once
+
+#include "collectives/collective.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <string>
+
+namespace ddlsim::cli {
+
+/** @brief The options as typed (strings keep their units until resolve()). */
+struct AggregationCli {
+  std::string algorithm = "ring";      ///< algorithm name or size switch "SMALL<=SIZE,LARGE"
+  std::string msg_overhead = "0";      ///< per-message software overhead (time, e.g. 32us)
+  std::string reduce_cost = "0";       ///< reduction time per byte (e.g. 1.5e-9 or 1.5ns)
+  std::string chunk = "1MiB";          ///< tree pipelining chunk
+  std::string inter_algorithm = "ring"; ///< hier: algorithm among node leaders
+  int servers = 1;                     ///< ps: servers
+  std::string ps_hosts;                ///< ps: server hosts, comma separated (default: ranks 0..S-1)
+  std::string ps_sharding = "split";   ///< ps: split | round-robin
+  std::string fidelity = "auto";       ///< auto | message | flow
+};
+
+/** @brief The "Aggregation" group of options, bound to `a`. */
+boost::program_options::options_description aggregation_options(AggregationCli& a);
+
+/** @brief Checks and converts the options; throws ConfigError naming the option and the bad value. */
+collectives::CollectiveOptions resolve(const AggregationCli& a);
+
+} // namespace ddlsim::cli

@@ -1,0 +1,238 @@
+// `ddlsim collective`: time one allreduce algorithm over message sizes, beside its closed form.
+#include "analytical/predict.hpp"
+#include "cli/aggregation_options.hpp"
+#include "cli/cli.hpp"
+#include "cli/options.hpp"
+#include "common/error.hpp"
+#include "common/strings.hpp"
+#include "engine/simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace ddlsim::cli {
+namespace {
+
+const char* const kCollectiveUsage = R"(Usage: ddlsim collective --platform FILE.xml [--algorithm NAME] [--ranks N] [--sizes MIN:MAX] [options]
+
+Times one allreduce of each message size on the chosen ranks (all ranks start together), the way
+nccl-tests and the OSU micro-benchmarks do on real clusters, and prints beside it the closed-form
+alpha-beta prediction from the platform's worst route. Bus bandwidth follows nccl-tests:
+busbw = algbw x 2(n-1)/n. With --compare, sizes come from a measured OSU-style log and the table adds
+the measurement and the relative error.)";
+
+struct CollectiveOptionsCli {
+  std::string platform;
+  int ranks = 0;
+  std::string hosts;
+  AggregationCli aggregation;
+  std::string sizes = "4:128MiB";
+  double factor = 2;
+  std::string compare;
+  double fail_above = -1;
+  std::string csv;
+  std::vector<std::string> simgrid_cfg;
+};
+
+/** Sizes MIN, MIN*factor, ... up to MAX (MAX included even if the factor skips it). */
+std::vector<std::uint64_t> size_range(const std::string& spec, double factor)
+{
+  const auto colon = spec.find(':');
+  if (colon == std::string::npos)
+    throw ConfigError("--sizes must be MIN:MAX, e.g. 4:1GiB (got '" + spec + "')");
+  const auto lo = parse_bytes(spec.substr(0, colon), "--sizes");
+  const auto hi = parse_bytes(spec.substr(colon + 1), "--sizes");
+  if (lo == 0 || lo > hi)
+    throw ConfigError("--sizes: need 0 < MIN <= MAX (got '" + spec + "')");
+  if (!(factor > 1) || !std::isfinite(factor))
+    throw ConfigError("--factor must be > 1 (got " + format_double(factor) + ")");
+  std::vector<std::uint64_t> sizes;
+  for (double s = double(lo); s <= double(hi) && sizes.size() < 10000; s *= factor) {
+    const auto b = static_cast<std::uint64_t>(std::llround(s));
+    if (sizes.empty() || b != sizes.back())
+      sizes.push_back(b);
+  }
+  if (sizes.back() != hi)
+    sizes.push_back(hi);
+  return sizes;
+}
+
+/** An OSU latency log: lines "SIZE LATENCY_US" or "N,SIZE LATENCY_US", '#' comments. */
+std::vector<std::pair<std::uint64_t, double>> read_measurements(const std::string& path)
+{
+  std::istringstream in(read_file(path));
+  std::vector<std::pair<std::uint64_t, double>> rows;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#')
+      continue;
+    std::istringstream fields(line);
+    std::string size_field, latency_field, extra;
+    fields >> size_field >> latency_field;
+    const std::string where = path + ": line " + std::to_string(number);
+    if (latency_field.empty() || (fields >> extra))
+      throw InputError(where + ": expected 'SIZE LATENCY_US' (got '" + line + "')");
+    const auto comma = size_field.find(',');
+    if (comma != std::string::npos)
+      size_field = size_field.substr(comma + 1);
+    std::uint64_t size = 0;
+    try {
+      size = parse_bytes(size_field, "size");
+    } catch (const ConfigError&) {
+      throw InputError(where + ": bad message size '" + size_field + "'");
+    }
+    char* end = nullptr;
+    const double us = std::strtod(latency_field.c_str(), &end);
+    if (*end != '\0' || !std::isfinite(us) || us <= 0)
+      throw InputError(where + ": latency must be a positive number of microseconds (got '" + latency_field + "')");
+    rows.emplace_back(size, us * 1e-6);
+  }
+  if (rows.empty())
+    throw InputError(path + ": no measurements");
+  return rows;
+}
+
+} // namespace
+
+void collective_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+  CollectiveOptionsCli o;
+  po::options_description input("Input");
+  input.add_options()
+      ("platform", po::value(&o.platform)->required()->value_name("FILE"), "SimGrid platform XML")
+      ("ranks", po::value(&o.ranks)->default_value(o.ranks)->value_name("N"), "ranks (GPU hosts in natural order); 0 = all")
+      ("hosts", po::value(&o.hosts)->value_name("H0,H1,..."), "explicit host of rank 0, 1, ...");
+  po::options_description sizes("Sizes");
+  sizes.add_options()
+      ("sizes", po::value(&o.sizes)->default_value(o.sizes)->value_name("MIN:MAX"), "message sizes in bytes (units: KiB, MiB, GiB, KB, MB, GB)")
+      ("factor", po::value(&o.factor)->default_value(o.factor)->value_name("F"), "multiply the size by F between rows")
+      ("compare", po::value(&o.compare)->value_name("FILE"), "take the sizes from a measured OSU-style log (SIZE LATENCY_US per line) and compare")
+      ("fail-above", po::value(&o.fail_above)->value_name("FRACTION"), "with --compare: fail if the median relative error exceeds FRACTION");
+  po::options_description output("Output");
+  output.add_options()
+      ("csv", po::value(&o.csv)->value_name("FILE"), "also write the table as CSV")
+      ("help,h", "show this help")
+      ("version", "show the version");
+  po::options_description simgrid("SimGrid");
+  simgrid.add_options()("cfg", po::value(&o.simgrid_cfg)->composing()->value_name("KEY:VALUE"), "SimGrid configuration after ddlsim's defaults; repeatable");
+  po::options_description all;
+  all.add(input).add(aggregation_options(o.aggregation)).add(sizes).add(output).add(simgrid);
+  if (!parse_options(args, all, kCollectiveUsage, out, "collective"))
+    return;
+
+  engine::SweepInput in;
+  in.platform_file = o.platform;
+  in.algorithm = o.aggregation.algorithm;
+  in.collective = resolve(o.aggregation);
+  if (o.ranks < 0)
+    throw ConfigError("--ranks must be >= 0 (got " + std::to_string(o.ranks) + ")");
+  in.ranks = static_cast<unsigned>(o.ranks);
+  if (!o.hosts.empty())
+    for (const auto& h : split(o.hosts, ','))
+      in.hosts.push_back(h);
+  in.simgrid_cfg = o.simgrid_cfg;
+  if (o.fail_above >= 0 && o.compare.empty())
+    throw ConfigError("--fail-above needs --compare");
+  std::vector<std::pair<std::uint64_t, double>> measured;
+  if (!o.compare.empty()) {
+    measured = read_measurements(o.compare);
+    for (const auto& m : measured)
+      in.sizes.push_back(m.first);
+  } else {
+    in.sizes = size_range(o.sizes, o.factor);
+  }
+  if (!o.csv.empty()) { // fail before simulating, not after
+    std::ofstream probe(o.csv, std::ios::app);
+    if (!probe)
+      throw InputError(o.csv + ": cannot open for writing");
+  }
+
+  const engine::SweepOutput sweep = engine::run_collective_sweep(in);
+  const int p = static_cast<int>(sweep.hosts.size());
+
+  analytical::PredictInput pred;
+  pred.ranks = p;
+  std::map<int, int> per_node;
+  for (int n : sweep.node_of_rank)
+    ++per_node[n];
+  pred.nodes = static_cast<int>(per_node.size());
+  for (const auto& [node, count] : per_node)
+    pred.ranks_per_node = std::max(pred.ranks_per_node, count);
+  pred.servers = in.collective.ps_servers;
+  pred.chunk_bytes = in.collective.chunk_bytes;
+  pred.inter_algorithm = in.collective.inter_algorithm;
+  pred.hop = {sweep.alpha_s, sweep.bandwidth_bytes_per_s};
+  pred.intra = {sweep.intra_alpha_s, sweep.intra_bandwidth_bytes_per_s};
+  pred.leaders = {sweep.leader_alpha_s, sweep.leader_bandwidth_bytes_per_s};
+  pred.server = {sweep.server_alpha_s, sweep.server_bandwidth_bytes_per_s};
+  pred.costs = {in.collective.msg_overhead_s, in.collective.reduce_s_per_byte};
+
+  char buf[256];
+  out << "ddlsim collective: " << in.algorithm << " allreduce on " << p << " ranks (" << o.platform << ")\n";
+  std::snprintf(buf, sizeof buf, "  worst route: alpha = %s, B = %.4g GB/s; overhead o = %s per message, reduce gamma = %s per byte\n",
+                format_seconds(sweep.alpha_s).c_str(), sweep.bandwidth_bytes_per_s / 1e9,
+                format_seconds(in.collective.msg_overhead_s).c_str(), format_seconds(in.collective.reduce_s_per_byte).c_str());
+  out << buf << "  closed form: " << analytical::formula(in.algorithm) << "\n\n";
+  const bool cmp = !measured.empty();
+  std::snprintf(buf, sizeof buf, "%14s %14s %13s %13s %17s %11s%s\n", "size (B)", "time (us)", "algbw (GB/s)",
+                "busbw (GB/s)", "closed form (us)", "sim/closed", cmp ? "  measured (us)  rel. error" : "");
+  out << buf;
+  std::ostringstream csv;
+  csv << "bytes,time_us,algbw_GBps,busbw_GBps,closed_form_us" << (cmp ? ",measured_us,relative_error" : "") << "\n";
+  std::vector<double> errors;
+  for (std::size_t k = 0; k < sweep.points.size(); ++k) {
+    const auto& pt = sweep.points[k];
+    const double algbw = pt.time_s > 0 ? double(pt.bytes) / pt.time_s / 1e9 : 0.0;
+    const double busbw = algbw * 2.0 * (p - 1) / p;
+    double closed = -1;
+    try {
+      closed = analytical::predict_allreduce_s(in.algorithm, pt.bytes, pred);
+    } catch (const ConfigError&) {
+    }
+    std::snprintf(buf, sizeof buf, "%14llu %14.3f %13.4f %13.4f %17.3f %11.6f", static_cast<unsigned long long>(pt.bytes),
+                  pt.time_s * 1e6, algbw, busbw, closed * 1e6, closed > 0 ? pt.time_s / closed : 0.0);
+    out << buf;
+    csv << pt.bytes << "," << format_double(pt.time_s * 1e6) << "," << format_double(algbw) << "," << format_double(busbw)
+        << "," << format_double(closed * 1e6);
+    if (cmp) {
+      const double m = measured[k].second;
+      const double e = (pt.time_s - m) / m;
+      errors.push_back(std::fabs(e));
+      std::snprintf(buf, sizeof buf, "  %13.2f  %+9.1f %%", m * 1e6, 100 * e);
+      out << buf;
+      csv << "," << format_double(m * 1e6) << "," << format_double(e);
+    }
+    out << "\n";
+    csv << "\n";
+  }
+  if (!o.csv.empty()) {
+    std::ofstream file(o.csv, std::ios::trunc);
+    file << csv.str();
+    if (!file)
+      throw InputError(o.csv + ": write failed");
+  }
+  if (cmp) {
+    std::sort(errors.begin(), errors.end());
+    const std::size_t n = errors.size();
+    const double median = n % 2 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+    std::snprintf(buf, sizeof buf, "\n  median |simulated - measured| / measured: %.2f %% over %zu sizes (max %.1f %%)\n",
+                  100 * median, n, 100 * errors.back());
+    out << buf;
+    if (o.fail_above >= 0 && median > o.fail_above) {
+      std::snprintf(buf, sizeof buf, "median relative error %.4f exceeds --fail-above %.4f", median, o.fail_above);
+      throw Error(buf);
+    }
+  }
+  (void)err;
+}
+
+} // namespace ddlsim::cli

@@ -1,0 +1,85 @@
+// The allreduce algorithms ddlsim simulates message by message (derivations in docs/collectives.md).
+#pragma once
+
+#include "collectives/collective.hpp"
+
+namespace ddlsim::collectives {
+
+/** @brief Ring (Patarasuk and Yuan 2009; NCCL's ring): reduce-scatter then allgather, 2(P-1) steps of
+ *  M/P bytes to the right neighbour. In reduce-scatter step s member r sends chunk (r - s) mod P; in
+ *  allgather step s it sends chunk (r + 1 - s) mod P. Flow level: one flow per member. */
+class RingAllreduce final : public Collective {
+public:
+  std::string name() const override { return "ring"; }
+  void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+};
+
+/** @brief Recursive doubling of the whole vector: log2 P exchanges of M bytes with partner self XOR 2^k
+ *  (what MPI libraries use for small messages). P not a power of two: the first 2r members (r = P - p',
+ *  p' the largest power of two <= P) fold in pairs first and get the result back at the end. */
+class RecursiveDoubling final : public Collective {
+public:
+  std::string name() const override { return "rd"; }
+  void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+};
+
+/** @brief Rabenseifner: recursive halving reduce-scatter (halves of M/2, M/4, ...), then recursive
+ *  doubling allgather; P not a power of two handled as in RecursiveDoubling. Flow level: one flow per
+ *  member and phase. */
+class HalvingDoubling final : public Collective {
+public:
+  std::string name() const override { return "hd"; }
+  void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+};
+
+/** @brief Binary tree (member r's children are 2r+1 and 2r+2, root 0), pipelined in chunks: reduce to the
+ *  root, then broadcast. Each member does one transfer at a time (children in order). */
+class TreeAllreduce final : public Collective {
+public:
+  std::string name() const override { return "tree"; }
+  void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+};
+
+/** @brief Two levels: every rank of a node sends its vector to the node's leader (its lowest rank),
+ *  leaders allreduce with a flat algorithm over the network, leaders send the result back. */
+class Hierarchical final : public Collective {
+public:
+  explicit Hierarchical(std::unique_ptr<Collective> inter) : inter_(std::move(inter)) {}
+  std::string name() const override { return "hier"; }
+  void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+
+private:
+  std::unique_ptr<Collective> inter_;
+};
+
+/** @brief Parameter server: S servers; every worker pushes its shard of each tensor to the servers, a
+ *  server aggregates once all P pushes arrived, then every worker pulls. Incast on a server's link is
+ *  ordinary link sharing. */
+class ParameterServer final : public Collective {
+public:
+  std::string name() const override { return "ps"; }
+  void prepare(CommWorld& world) const override;
+  std::vector<simgrid::s4u::ActorPtr> start(CommWorld& world, const std::vector<std::uint64_t>& sequence) const override;
+  void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+};
+
+/** @brief `small` for allreduces of up to `threshold_bytes`, `large` above (spec "rd<=8KiB,hd"). */
+class SizeSwitch final : public Collective {
+public:
+  SizeSwitch(std::unique_ptr<Collective> small, std::uint64_t threshold_bytes, std::unique_ptr<Collective> large)
+      : small_(std::move(small)), large_(std::move(large)), threshold_bytes_(threshold_bytes)
+  {
+  }
+  std::string name() const override
+  {
+    return small_->name() + "<=" + std::to_string(threshold_bytes_) + "B," + large_->name();
+  }
+  void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+
+private:
+  std::unique_ptr<Collective> small_;
+  std::unique_ptr<Collective> large_;
+  std::uint64_t threshold_bytes_;
+};
+
+} // namespace ddlsim::collectives
