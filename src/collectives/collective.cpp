@@ -56,9 +56,9 @@ sg4::Mailbox* CommWorld::mailbox(int src, int dst)
   return mb;
 }
 
-sg4::CommPtr CommWorld::post_send(int self, int to, std::uint64_t bytes)
+sg4::CommPtr CommWorld::post_send(int self, int to, std::uint64_t bytes, bool overhead)
 {
-  if (options_.msg_overhead_s > 0)
+  if (overhead && options_.msg_overhead_s > 0)
     sg4::this_actor::sleep_for(options_.msg_overhead_s);
   sent_[self] += bytes;
   received_[to] += bytes; // counted by the sender: the receiver learns the size only from the message
@@ -79,7 +79,8 @@ void CommWorld::recv(int self, int from)
   mailbox(from, self)->get_async<char>(&received)->wait();
 }
 
-void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends, const std::vector<int>& from)
+void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends, const std::vector<int>& from,
+                         bool overhead)
 {
   std::vector<char*> landing(from.size(), nullptr);
   std::vector<sg4::CommPtr> comms;
@@ -87,7 +88,7 @@ void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_
   for (std::size_t i = 0; i < from.size(); ++i) // receives first: they cost no overhead
     comms.push_back(mailbox(from[i], self)->get_async<char>(&landing[i]));
   for (const auto& [to, bytes] : sends)
-    comms.push_back(post_send(self, to, bytes));
+    comms.push_back(post_send(self, to, bytes, overhead));
   sg4::Comm::wait_all(comms);
 }
 

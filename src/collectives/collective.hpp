@@ -65,8 +65,10 @@ public:
   /** Blocking send / receive. Messages between a pair of endpoints are matched in order. */
   void send(int self, int to, std::uint64_t bytes);
   void recv(int self, int from);
-  /** Posts every send (each after its overhead) and every receive, then waits for all of them. */
-  void exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends, const std::vector<int>& from);
+  /** Posts every send (each after its overhead, unless `overhead` is false: the caller charged it) and every
+   *  receive, then waits for all of them. */
+  void exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends, const std::vector<int>& from,
+                bool overhead = true);
   /** Reduction of `bytes` on this endpoint's host: reduce_s_per_byte x bytes of work (nothing if 0). */
   void reduce(int self, std::uint64_t bytes);
 
@@ -81,7 +83,7 @@ public:
 
 private:
   simgrid::s4u::Mailbox* mailbox(int src, int dst);
-  simgrid::s4u::CommPtr post_send(int self, int to, std::uint64_t bytes);
+  simgrid::s4u::CommPtr post_send(int self, int to, std::uint64_t bytes, bool overhead = true);
 
   int ranks_;
   std::vector<simgrid::s4u::Host*> hosts_;

@@ -26,26 +26,32 @@ void HalvingDoubling::allreduce(Group& g, int self, std::uint64_t bytes) const
     g.reduce(self, bytes);
   }
   if (fold.p2 > 1 && g.flow_level()) {
-    // One flow per phase to the nearest partner carrying all that phase's bytes; the phase's other
-    // log2(p')-1 steps cost their latency and overhead at the largest partner latency; then the reductions.
-    std::uint64_t lo = 0, hi = bytes, given = 0, kept = 0;
-    int steps = 0;
+    // Flow level: each phase sends its log2(p') messages as concurrent flows, one per partner, after
+    // charging the phase's per-message overheads and all but one of its latencies (at the largest partner
+    // latency) up front. On a uniform platform this equals the message-level time exactly.
+    std::vector<std::pair<int, std::uint64_t>> give, keep;
+    std::vector<int> partners;
+    std::uint64_t lo = 0, hi = bytes, kept = 0;
     double max_latency = 0;
-    for (int mask = fold.p2 / 2; mask >= 1; mask >>= 1, ++steps) {
-      max_latency = std::max(max_latency, g.route(self, fold.member(v ^ mask)).first);
+    for (int mask = fold.p2 / 2; mask >= 1; mask >>= 1) {
+      const int partner = fold.member(v ^ mask);
+      max_latency = std::max(max_latency, g.route(self, partner).first);
       const std::uint64_t mid = lo + (hi - lo) / 2;
       const bool keep_low = (v & mask) == 0;
-      given += keep_low ? hi - mid : mid - lo;
-      kept += keep_low ? mid - lo : hi - mid;
+      give.emplace_back(g.endpoint(partner), keep_low ? hi - mid : mid - lo);
+      keep.emplace_back(g.endpoint(partner), keep_low ? mid - lo : hi - mid);
+      kept += keep.back().second;
+      partners.push_back(g.endpoint(partner));
       (keep_low ? hi : lo) = mid;
     }
-    const int partner = fold.member(v ^ 1);
-    const double wait = (steps - 1) * (max_latency + g.options().msg_overhead_s);
+    const double steps = double(partners.size());
+    const double wait = (steps - 1) * max_latency + steps * g.options().msg_overhead_s;
+    CommWorld& world = g.world();
     simgrid::s4u::this_actor::sleep_for(wait);
-    g.send_recv(self, partner, given, partner); // reduce-scatter
+    world.exchange(g.endpoint(self), give, partners, false); // reduce-scatter
     g.reduce(self, kept);
     simgrid::s4u::this_actor::sleep_for(wait);
-    g.send_recv(self, partner, kept, partner); // allgather
+    world.exchange(g.endpoint(self), keep, partners, false); // allgather
   } else {
     // Reduce-scatter: keep one half of the current segment, send the other, add what the partner sent.
     struct Step {

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <unistd.h>
+#include <vector>
 
 namespace ddlsim::test {
 
@@ -19,12 +20,19 @@ std::string write_star_platform(const StarSpec& spec)
   for (int i = 0; i < spec.hosts; ++i)
     x << "    <host id=\"gpu" << i << "\" speed=\"" << spec.speed_flops << "f\"><prop id=\"gpu\" value=\"" << spec.gpu
       << "\"/></host>\n";
+  for (int i = 0; i < spec.extra_hosts; ++i)
+    x << "    <host id=\"srv" << i << "\" speed=\"" << spec.speed_flops << "f\"/>\n";
+  std::vector<std::string> names;
   for (int i = 0; i < spec.hosts; ++i)
+    names.push_back("gpu" + std::to_string(i));
+  for (int i = 0; i < spec.extra_hosts; ++i)
+    names.push_back("srv" + std::to_string(i));
+  for (std::size_t i = 0; i < names.size(); ++i)
     x << "    <link id=\"l" << i << "\" bandwidth=\"" << spec.link_bytes_per_s << "Bps\" latency=\""
       << spec.link_latency_s << "s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
-  for (int i = 0; i < spec.hosts; ++i)
-    for (int j = i + 1; j < spec.hosts; ++j)
-      x << "    <route src=\"gpu" << i << "\" dst=\"gpu" << j << "\"><link_ctn id=\"l" << i
+  for (std::size_t i = 0; i < names.size(); ++i)
+    for (std::size_t j = i + 1; j < names.size(); ++j)
+      x << "    <route src=\"" << names[i] << "\" dst=\"" << names[j] << "\"><link_ctn id=\"l" << i
         << "\" direction=\"UP\"/><link_ctn id=\"l" << j << "\" direction=\"DOWN\"/></route>\n";
   x << "  </zone>\n</platform>\n";
 
@@ -48,6 +56,50 @@ proto::Workload single_tensor_workload(std::uint64_t bytes)
   l->set_name("tensor");
   l->set_gradient_bytes(static_cast<std::int64_t>(bytes));
   return w;
+}
+
+} // namespace ddlsim::test
+
+namespace ddlsim::test {
+
+std::string write_nvlink_ib_platform()
+{
+  std::ostringstream x;
+  x << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+    << "<platform version=\"4.1\">\n  <zone id=\"cluster\" routing=\"Full\">\n";
+  for (int n = 0; n < 2; ++n) {
+    const std::string node = "node" + std::to_string(n);
+    x << "    <zone id=\"" << node << "\" routing=\"Full\">\n";
+    for (int g = 0; g < 4; ++g)
+      x << "      <host id=\"" << node << "-gpu" << g << "\" speed=\"15.7Tf\"><prop id=\"gpu\" value=\"V100-SXM2\"/></host>\n";
+    x << "      <router id=\"" << node << "-nic\"/>\n";
+    for (int g = 0; g < 4; ++g)
+      x << "      <link id=\"" << node << "-pcie" << g
+        << "\" bandwidth=\"15.754GBps\" latency=\"2.85us\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+    x << "      <link id=\"" << node << "-ib\" bandwidth=\"12.2GBps\" latency=\"1.95us\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+    for (int i = 0; i < 4; ++i) // links before routes, as the DTD wants
+      for (int j = i + 1; j < 4; ++j)
+        x << "      <link id=\"" << node << "-nvl" << i << j
+          << "\" bandwidth=\"47.9GBps\" latency=\"3.4us\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+    for (int i = 0; i < 4; ++i)
+      for (int j = i + 1; j < 4; ++j)
+        x << "      <route src=\"" << node << "-gpu" << i << "\" dst=\"" << node << "-gpu" << j << "\"><link_ctn id=\""
+          << node << "-nvl" << i << j << "\" direction=\"UP\"/></route>\n";
+    for (int g = 0; g < 4; ++g)
+      x << "      <route src=\"" << node << "-gpu" << g << "\" dst=\"" << node << "-nic\"><link_ctn id=\"" << node
+        << "-pcie" << g << "\" direction=\"UP\"/></route>\n";
+    x << "    </zone>\n";
+  }
+  x << "    <zoneRoute src=\"node0\" dst=\"node1\" gw_src=\"node0-nic\" gw_dst=\"node1-nic\"><link_ctn id=\"node0-ib\" "
+       "direction=\"UP\"/><link_ctn id=\"node1-ib\" direction=\"DOWN\"/></zoneRoute>\n";
+  x << "  </zone>\n</platform>\n";
+  char path[] = "/tmp/ddlsim-test-nvlink-XXXXXX.xml";
+  const int fd = mkstemps(path, 4);
+  if (fd < 0)
+    throw std::runtime_error("cannot create a temporary platform file");
+  close(fd);
+  std::ofstream(path) << x.str();
+  return path;
 }
 
 } // namespace ddlsim::test

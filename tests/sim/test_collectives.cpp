@@ -1,0 +1,194 @@
+// Simulation tests: every allreduce algorithm against its closed form on contention-free platforms, and
+// its byte counts (docs/collectives.md has the derivations).
+#include "analytical/alpha_beta.hpp"
+#include "analytical/predict.hpp"
+#include "sim/sim_helpers.hpp"
+#include "support/test_platforms.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace ddlsim;
+
+namespace {
+
+// Star: every route crosses two links of 0.5 us and 10 GB/s: alpha = 1 us, B = 10 GB/s.
+constexpr double kLinkLatency = 0.5e-6;
+constexpr double kBandwidth = 10e9;
+const analytical::Hop kHop{2 * kLinkLatency, kBandwidth};
+
+engine::SweepOutput sweep(const std::string& algorithm, int ranks, const std::vector<std::uint64_t>& sizes,
+                          const collectives::CollectiveOptions& options = {}, int extra_hosts = 0)
+{
+  test::StarSpec star;
+  star.hosts = ranks;
+  star.link_bytes_per_s = kBandwidth;
+  star.link_latency_s = kLinkLatency;
+  star.extra_hosts = extra_hosts;
+  engine::SweepInput in;
+  in.platform_file = test::write_star_platform(star);
+  in.algorithm = algorithm;
+  in.collective = options;
+  in.sizes = sizes;
+  return engine::run_collective_sweep(in);
+}
+
+/** Sizes divisible by every p' <= 16 and by the tree chunk count: small (latency-bound) to large. */
+const std::vector<std::uint64_t> kSizes{1 << 12, 1 << 20, 48 << 20};
+
+void check(const std::string& algorithm, int ranks, const collectives::CollectiveOptions& options = {},
+           const std::vector<std::uint64_t>& sizes = kSizes)
+{
+  const auto out = sweep(algorithm, ranks, sizes, options);
+  CHECK(out.alpha_s == Approx(kHop.alpha_s).epsilon(1e-12));
+  analytical::PredictInput in;
+  in.ranks = ranks;
+  in.chunk_bytes = options.chunk_bytes;
+  in.hop = kHop;
+  in.costs = {options.msg_overhead_s, options.reduce_s_per_byte};
+  for (const auto& pt : out.points) {
+    const double expected = analytical::predict_allreduce_s(algorithm, pt.bytes, in);
+    INFO(algorithm << ", P = " << ranks << ", " << pt.bytes << " B: simulated " << pt.time_s << " s, closed form "
+                   << expected << " s");
+    CHECK(test::relative_error(pt.time_s, expected) < 1e-9);
+  }
+}
+
+collectives::CollectiveOptions costly()
+{
+  collectives::CollectiveOptions o;
+  o.msg_overhead_s = 2e-6;
+  o.reduce_s_per_byte = 0.05e-9;
+  return o;
+}
+
+} // namespace
+
+TEST_CASE("ring with per-message overhead and reduction cost, P = 8, equals its closed form") { check("ring", 8, costly()); }
+TEST_CASE("ring, P = 5 (any P, no fold), equals its closed form") { check("ring", 5, {}, {5000, 5 << 20, 60 << 20}); }
+
+TEST_CASE("recursive doubling, P = 2, equals its closed form") { check("rd", 2); }
+TEST_CASE("recursive doubling, P = 8, with overhead and reduction cost, equals its closed form") { check("rd", 8, costly()); }
+TEST_CASE("recursive doubling, P = 16, equals its closed form") { check("rd", 16); }
+TEST_CASE("recursive doubling, P = 6 (not a power of two), equals its closed form") { check("rd", 6, costly()); }
+
+TEST_CASE("halving-doubling, P = 2, equals its closed form") { check("hd", 2); }
+TEST_CASE("halving-doubling, P = 4, equals its closed form") { check("hd", 4); }
+TEST_CASE("halving-doubling, P = 16, with overhead and reduction cost, equals its closed form") { check("hd", 16, costly()); }
+TEST_CASE("halving-doubling, P = 12 (not a power of two), equals its closed form") { check("hd", 12, costly()); }
+
+TEST_CASE("pipelined tree, P = 2, equals its recurrence") { check("tree", 2); }
+TEST_CASE("pipelined tree, P = 7 (full tree), 256 KiB chunks, equals its recurrence")
+{
+  collectives::CollectiveOptions o = costly();
+  o.chunk_bytes = 256 << 10;
+  check("tree", 7, o);
+}
+TEST_CASE("pipelined tree, P = 16, equals its recurrence") { check("tree", 16); }
+
+TEST_CASE("the size switch runs the small algorithm up to its threshold and the large one above")
+{
+  check("rd<=1MiB,hd", 8, costly());
+  // 1 MiB is at the threshold (rd), 48 MiB above (hd): the closed forms differ, so the check above tells.
+  CHECK(analytical::rd_allreduce_s(8, 48 << 20, kHop) != Approx(analytical::hd_allreduce_s(8, 48 << 20, kHop)));
+}
+
+TEST_CASE("halving-doubling moves 2(P-1)M bytes, like the ring")
+{
+  const std::uint64_t m = 16 << 20;
+  const auto out = sweep("hd", 8, {m});
+  CHECK(out.points[0].rank_bytes_sent == 2 * 7 * m); // each of 8 ranks sends 2 (1 - 1/8) M
+}
+
+TEST_CASE("recursive doubling moves P log2(P) M bytes")
+{
+  const std::uint64_t m = 1 << 20;
+  const auto out = sweep("rd", 8, {m});
+  CHECK(out.points[0].rank_bytes_sent == 8 * 3 * m);
+}
+
+TEST_CASE("recursive doubling on 6 ranks moves the fold's 2 x 2 M plus 4 x 2 M")
+{
+  const std::uint64_t m = 1 << 20;
+  const auto out = sweep("rd", 6, {m});
+  CHECK(out.points[0].rank_bytes_sent == 2 * 2 * m + 4 * 2 * m);
+}
+
+TEST_CASE("tree moves 2(P-1)M bytes: every non-root sends M up and every edge carries M down")
+{
+  const std::uint64_t m = 3 << 20;
+  const auto out = sweep("tree", 11, {m});
+  CHECK(out.points[0].rank_bytes_sent == 2 * 10 * m);
+}
+
+TEST_CASE("parameter server, 1 dedicated server: incast makes the time grow linearly with P")
+{
+  collectives::CollectiveOptions o;
+  o.ps_hosts = {"srv0"};
+  o.reduce_s_per_byte = 0.02e-9;
+  const std::uint64_t m = 8 << 20;
+  // One engine per process: P = 8 here; the closed form, checked exactly, is linear in P.
+  const auto out = sweep("ps", 8, {m}, o, 1);
+  const double expected = analytical::ps_allreduce_s(8, 1, m, kHop, {0, o.reduce_s_per_byte});
+  CHECK(expected == Approx(2 * (1e-6 + 8.0 * m / kBandwidth) + 0.02e-9 * 8 * m).epsilon(1e-12));
+  CHECK(test::relative_error(out.points[0].time_s, expected) < 1e-9);
+  CHECK(out.points[0].rank_bytes_sent == 8 * m); // every worker pushes its whole vector
+}
+
+TEST_CASE("parameter server, 2 dedicated servers, split shards, 4 workers: server links are the bottleneck")
+{
+  collectives::CollectiveOptions o;
+  o.ps_servers = 2;
+  o.ps_hosts = {"srv0", "srv1"};
+  const std::uint64_t m = 8 << 20;
+  const auto out = sweep("ps", 4, {m}, o, 2);
+  CHECK(test::relative_error(out.points[0].time_s, 2 * (1e-6 + 2.0 * m / kBandwidth)) < 1e-9);
+}
+
+TEST_CASE("parameter server, round-robin tensors over 2 servers: each tensor goes whole to one server")
+{
+  collectives::CollectiveOptions o;
+  o.ps_servers = 2;
+  o.ps_hosts = {"srv0", "srv1"};
+  o.ps_sharding = collectives::PsSharding::RoundRobin;
+  const std::uint64_t m = 4 << 20;
+  const auto out = sweep("ps", 4, {m, m}, o, 2);
+  for (const auto& pt : out.points)
+    CHECK(test::relative_error(pt.time_s, 2 * (1e-6 + 4.0 * m / kBandwidth)) < 1e-9);
+}
+
+TEST_CASE("hierarchical on 2 nodes x 4 NVLink GPUs over EDR equals its closed form and beats the flat ring by 10 %")
+{
+  engine::SweepInput in;
+  in.platform_file = test::write_nvlink_ib_platform();
+  in.algorithm = "hier";
+  const std::uint64_t m = 256 << 20;
+  in.sizes = {1 << 20, m};
+  const auto out = engine::run_collective_sweep(in);
+  REQUIRE(out.node_of_rank == std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1});
+  const analytical::Hop nvlink{3.4e-6, 47.9e9}, edr{9.6e-6, 12.2e9};
+  for (const auto& pt : out.points) {
+    const double inter = analytical::ring_allreduce_s(2, pt.bytes, edr);
+    const double expected = analytical::hier_allreduce_s(4, pt.bytes, nvlink, inter);
+    INFO(pt.bytes << " B: simulated " << pt.time_s << " s, closed form " << expected << " s");
+    CHECK(test::relative_error(pt.time_s, expected) < 1e-9);
+  }
+  // The flat ring on the same 8 GPUs crosses the EDR link on 2 of its 8 hops and runs at that hop.
+  const analytical::Hop hops[] = {nvlink, edr};
+  const double ring = analytical::ring_allreduce_s(8, m, hops, 2);
+  INFO("256 MiB: hier " << out.points[1].time_s << " s, flat ring " << ring << " s");
+  CHECK(out.points[1].time_s < 0.9 * ring);
+}
+
+TEST_CASE("flow-level ring equals the closed form (and so the message-level ring) on a uniform platform")
+{
+  collectives::CollectiveOptions o = costly();
+  o.fidelity = collectives::Fidelity::Flow;
+  check("ring", 16, o);
+}
+
+TEST_CASE("flow-level halving-doubling equals the closed form on a uniform platform")
+{
+  collectives::CollectiveOptions o = costly();
+  o.fidelity = collectives::Fidelity::Flow;
+  check("hd", 16, o);
+}
