@@ -50,7 +50,7 @@ po::options_description run_options(RunOptions& o)
       ("version", "show the version");
   po::options_description simgrid("SimGrid");
   simgrid.add_options()
-      ("cfg", po::value(&o.simgrid_cfg)->composing()->value_name("KEY:VALUE"), "SimGrid configuration, applied after ddlsim's exact alpha-beta defaults (network/model:CM02, network/crosstraffic:0, network/TCP-gamma:0); repeatable");
+      ("cfg", po::value(&o.simgrid_cfg)->composing()->value_name("KEY:VALUE"), "SimGrid configuration, applied after ddlsim's exact alpha-beta defaults (network/model:CM02, network/crosstraffic:0, network/TCP-gamma:0, contexts/stack-size:512); repeatable");
   po::options_description all;
   all.add(input).add(model).add(aggregation_options(o.aggregation)).add(output).add(simgrid);
   return all;

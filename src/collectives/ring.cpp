@@ -18,10 +18,7 @@ void RingAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
     // 2P-3 steps' latencies and overheads at the slowest ring hop, plus the P-1 reductions.
     const double steps = 2.0 * (p - 1) - 1;
     simgrid::s4u::this_actor::sleep_for(steps * (g.ring_max_latency() + g.options().msg_overhead_s));
-    std::uint64_t reduced = 0;
-    for (int s = 0; s < p - 1; ++s)
-      reduced += chunk_bytes(bytes, p, mod(self - s - 1));
-    g.reduce(self, reduced);
+    g.reduce(self, bytes - chunk_bytes(bytes, p, self)); // it adds every chunk but its own
     const std::uint64_t sent = 2 * bytes - chunk_bytes(bytes, p, mod(self + 1)) - chunk_bytes(bytes, p, mod(self + 2));
     g.send_recv(self, right, sent, left);
     return;

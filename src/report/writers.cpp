@@ -43,7 +43,8 @@ void write_console(std::ostream& out, const proto::Report& r)
       << c.algorithm() << " allreduce, schedule " << c.schedule() << ", " << c.iterations() << " iteration"
       << (c.iterations() == 1 ? "" : "s") << "\n\n";
   const std::string measured =
-      c.iterations() > 1 ? "mean of iterations 2.." + std::to_string(c.iterations()) : "the only iteration";
+      c.iterations() > 2 ? "mean of iterations 2.." + std::to_string(c.iterations())
+      : c.iterations() == 2 ? std::string("iteration 2") : std::string("the only iteration");
   row(out, "GPUs", std::to_string(r.gpus()));
   row(out, "batch per GPU", std::to_string(r.batch_size_per_gpu()) + " samples");
   row(out, "iteration time", format_seconds(r.iteration_time_s()) + "  (" + measured + ")");
