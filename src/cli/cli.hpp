@@ -19,6 +19,7 @@ struct RunOptions {
   AggregationCli aggregation;          ///< algorithm and its knobs
   int iterations = 3;                  ///< iterations simulated back to back
   std::string report;                  ///< JSON report path (empty: none)
+  std::string trace;                   ///< Chrome trace path (empty: none)
   bool dump_config = false;            ///< print the resolved configuration and stop
   bool quiet = false;                  ///< no progress lines on stderr
   std::vector<std::string> simgrid_cfg; ///< SimGrid --cfg KEY:VALUE pass-through

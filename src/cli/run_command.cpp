@@ -8,6 +8,7 @@
 #include "common/strings.hpp"
 #include "engine/simulation.hpp"
 #include "report/summary.hpp"
+#include "report/trace.hpp"
 #include "report/writers.hpp"
 #include "workload/workload.hpp"
 
@@ -44,6 +45,7 @@ po::options_description run_options(RunOptions& o)
   po::options_description output("Output");
   output.add_options()
       ("report", po::value(&o.report)->value_name("FILE.json"), "also write the report, with the resolved configuration, as JSON")
+      ("trace", po::value(&o.trace)->value_name("FILE.json"), "write a timeline of every task on every GPU (Chrome trace format: open in https://ui.perfetto.dev or chrome://tracing)")
       ("dump-config", po::bool_switch(&o.dump_config), "print the fully resolved configuration as JSON and stop")
       ("quiet,q", po::bool_switch(&o.quiet), "no progress lines on stderr")
       ("help,h", "show this help")
@@ -56,14 +58,14 @@ po::options_description run_options(RunOptions& o)
   return all;
 }
 
-void check_output_path(const std::string& path)
+void check_output_path(const std::string& path, const std::string& option)
 {
   if (path.empty())
     return;
   const auto parent = std::filesystem::path(path).parent_path();
   std::error_code ec;
   if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-    throw ConfigError("--report " + path + ": directory '" + parent.string() + "' does not exist");
+    throw ConfigError(option + " " + path + ": directory '" + parent.string() + "' does not exist");
 }
 
 } // namespace
@@ -81,7 +83,8 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
     throw ConfigError("--iterations must be >= 1 (got " + std::to_string(o.iterations) + ")");
   if (o.ranks < 0)
     throw ConfigError("--ranks must be >= 0 (got " + std::to_string(o.ranks) + ")");
-  check_output_path(o.report);
+  check_output_path(o.report, "--report");
+  check_output_path(o.trace, "--trace");
   in.platform_file = o.platform;
   in.workload = workload::load_workload(o.workload);
   in.algorithm = o.aggregation.algorithm;
@@ -134,6 +137,10 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!o.report.empty()) {
     report::write_json_file(o.report, report);
     out << "  report written to " << o.report << "\n";
+  }
+  if (!o.trace.empty()) {
+    report::write_chrome_trace(o.trace, sim.dag, sim.multi);
+    out << "  timeline written to " << o.trace << " (open in https://ui.perfetto.dev or chrome://tracing)\n";
   }
 }
 

@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""Checks a `ddlsim run --trace` file: valid JSON, one complete event per task per rank per iteration,
+and on every (rank, stream) row the events follow each other without overlapping.
+
+usage: check_trace.py TRACE.json RANKS ITERATIONS TASKS_PER_ITERATION
+"""
+import json
+import sys
+
+
+def main():
+    path, ranks, iterations, tasks = sys.argv[1], *map(int, sys.argv[2:5])
+    events = json.load(open(path))["traceEvents"]
+    complete = [e for e in events if e["ph"] == "X"]
+    expected = ranks * iterations * tasks
+    if len(complete) != expected:
+        print(f"{len(complete)} task events, expected {expected}")
+        return 1
+    names = {e["pid"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+    if names != set(range(ranks)):
+        print(f"process names for ranks {sorted(names)}, expected 0..{ranks - 1}")
+        return 1
+    rows = {}
+    for e in complete:
+        rows.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"], e["name"]))
+    for row, spans in rows.items():
+        spans.sort()
+        for (s0, e0, n0), (s1, e1, n1) in zip(spans, spans[1:]):
+            if s1 < e0 - 1e-6:
+                print(f"rank {row[0]} stream {row[1]}: '{n1}' starts at {s1} us before '{n0}' ends at {e0} us")
+                return 1
+    print(f"{len(complete)} task events on {len(rows)} rows, no overlap")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
