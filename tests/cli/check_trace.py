@@ -26,7 +26,7 @@ def main():
     for row, spans in rows.items():
         spans.sort()
         for (s0, e0, n0), (s1, e1, n1) in zip(spans, spans[1:]):
-            if s1 < e0 - 1e-6:
+            if s1 < e0 - 1e-5:  # times are printed to 1 ps
                 print(f"rank {row[0]} stream {row[1]}: '{n1}' starts at {s1} us before '{n0}' ends at {e0} us")
                 return 1
     print(f"{len(complete)} task events on {len(rows)} rows, no overlap")
