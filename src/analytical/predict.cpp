@@ -22,6 +22,8 @@ double predict_allreduce_s(const std::string& algorithm, std::uint64_t bytes, co
     return hd_allreduce_s(in.ranks, bytes, in.hop, in.costs);
   if (algorithm == "tree")
     return tree_allreduce_s(in.ranks, bytes, in.chunk_bytes, in.hop, in.costs);
+  if (algorithm == "dbtree") // lower bound: each tree alone with half the vector (the two trees share links)
+    return tree_allreduce_s(in.ranks, bytes - bytes / 2, in.chunk_bytes, in.hop, in.costs);
   if (algorithm == "ps")
     return ps_allreduce_s(in.ranks, in.servers, bytes, in.server, in.costs);
   if (algorithm == "hier") {
@@ -44,6 +46,8 @@ std::string formula(const std::string& algorithm)
     return "2 log2(p')(alpha + o) + (1 - 1/p')(2 M/B + gamma M) [+ fold]";
   if (algorithm == "tree")
     return "max-plus recurrence of the pipelined binary tree (docs/collectives.md)";
+  if (algorithm == "dbtree")
+    return "lower bound: one pipelined tree with M/2 (the two trees contend for links)";
   if (algorithm == "ps")
     return "2(alpha + M max(P,S)/(S B)) + overheads + gamma P M/S";
   if (algorithm == "hier")

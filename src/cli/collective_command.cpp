@@ -198,11 +198,16 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
       closed = analytical::predict_allreduce_s(in.algorithm, pt.bytes, pred);
     } catch (const ConfigError&) {
     }
-    std::snprintf(buf, sizeof buf, "%14llu %14.3f %13.4f %13.4f %17.3f %11.6f", static_cast<unsigned long long>(pt.bytes),
-                  pt.time_s * 1e6, algbw, busbw, closed * 1e6, closed > 0 ? pt.time_s / closed : 0.0);
+    std::snprintf(buf, sizeof buf, "%14llu %14.3f %13.4f %13.4f", static_cast<unsigned long long>(pt.bytes),
+                  pt.time_s * 1e6, algbw, busbw);
+    out << buf;
+    if (closed > 0)
+      std::snprintf(buf, sizeof buf, " %17.3f %11.6f", closed * 1e6, pt.time_s / closed);
+    else
+      std::snprintf(buf, sizeof buf, " %17s %11s", "-", "-");
     out << buf;
     csv << pt.bytes << "," << format_double(pt.time_s * 1e6) << "," << format_double(algbw) << "," << format_double(busbw)
-        << "," << format_double(closed * 1e6);
+        << "," << (closed > 0 ? format_double(closed * 1e6) : std::string());
     if (cmp) {
       const double m = measured[k].second;
       const double e = (pt.time_s - m) / m;

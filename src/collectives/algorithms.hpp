@@ -40,6 +40,15 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
 };
 
+/** @brief Double binary tree (NCCL): two binary trees, each carrying half of the vector at the same time. The
+ *  second is the first with members mirrored (r -> P-1-r), so for an even P every member is an inner node
+ *  in exactly one tree and a leaf in the other. Each tree uses its own mailbox channel. */
+class DoubleBinaryTree final : public Collective {
+public:
+  std::string name() const override { return "dbtree"; }
+  void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+};
+
 /** @brief Two levels: every rank of a node sends its vector to the node's leader (its lowest rank),
  *  leaders allreduce with a flat algorithm over the network, leaders send the result back. */
 class Hierarchical final : public Collective {

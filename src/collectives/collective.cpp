@@ -45,50 +45,55 @@ int CommWorld::add_endpoint(sg4::Host* host)
   return static_cast<int>(hosts_.size()) - 1;
 }
 
-sg4::Mailbox* CommWorld::mailbox(int src, int dst)
+sg4::Mailbox* CommWorld::mailbox(int src, int dst, int channel)
 {
-  const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst);
+  const std::uint64_t key = (static_cast<std::uint64_t>(channel) << 56) | (static_cast<std::uint64_t>(src) << 28) |
+                            static_cast<std::uint64_t>(dst);
   auto it = mailboxes_.find(key);
   if (it != mailboxes_.end())
     return it->second;
-  auto* mb = sg4::Mailbox::by_name(tag_ + ":" + std::to_string(src) + ">" + std::to_string(dst));
+  auto* mb = sg4::Mailbox::by_name(tag_ + ":" + std::to_string(channel) + ":" + std::to_string(src) + ">" +
+                                   std::to_string(dst));
   mailboxes_.emplace(key, mb);
   return mb;
 }
 
-sg4::CommPtr CommWorld::post_send(int self, int to, std::uint64_t bytes, bool overhead)
+sg4::CommPtr CommWorld::post_send(int self, int to, std::uint64_t bytes, bool overhead, int channel)
 {
   if (overhead && options_.msg_overhead_s > 0)
     sg4::this_actor::sleep_for(options_.msg_overhead_s);
   sent_[self] += bytes;
   received_[to] += bytes; // counted by the sender: the receiver learns the size only from the message
   messages_[self] += 1;
-  return mailbox(self, to)->put_async(&g_payload, bytes);
+  return mailbox(self, to, channel)->put_async(&g_payload, bytes);
 }
 
-void CommWorld::send_recv(int self, int to, std::uint64_t send_bytes, int from)
+void CommWorld::send_recv(int self, int to, std::uint64_t send_bytes, int from, int channel)
 {
-  exchange(self, {{to, send_bytes}}, {from});
+  exchange(self, {{to, send_bytes}}, {from}, true, channel);
 }
 
-void CommWorld::send(int self, int to, std::uint64_t bytes) { post_send(self, to, bytes)->wait(); }
+void CommWorld::send(int self, int to, std::uint64_t bytes, int channel)
+{
+  post_send(self, to, bytes, true, channel)->wait();
+}
 
-void CommWorld::recv(int self, int from)
+void CommWorld::recv(int self, int from, int channel)
 {
   char* received = nullptr; // the payload pointer lands here; only the simulated size matters
-  mailbox(from, self)->get_async<char>(&received)->wait();
+  mailbox(from, self, channel)->get_async<char>(&received)->wait();
 }
 
 void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends, const std::vector<int>& from,
-                         bool overhead)
+                         bool overhead, int channel)
 {
   std::vector<char*> landing(from.size(), nullptr);
   std::vector<sg4::CommPtr> comms;
   comms.reserve(sends.size() + from.size());
   for (std::size_t i = 0; i < from.size(); ++i) // receives first: they cost no overhead
-    comms.push_back(mailbox(from[i], self)->get_async<char>(&landing[i]));
+    comms.push_back(mailbox(from[i], self, channel)->get_async<char>(&landing[i]));
   for (const auto& [to, bytes] : sends)
-    comms.push_back(post_send(self, to, bytes, overhead));
+    comms.push_back(post_send(self, to, bytes, overhead, channel));
   sg4::Comm::wait_all(comms);
 }
 
@@ -138,10 +143,13 @@ std::uint64_t chunk_bytes(std::uint64_t bytes, int parts, int index)
   return base + (static_cast<std::uint64_t>(index) < extra ? 1 : 0);
 }
 
-std::string known_algorithms() { return "ring, rd, hd, tree, hier, ps, or SMALL<=SIZE,LARGE (e.g. rd<=8KiB,hd)"; }
+std::string known_algorithms() { return "ring, rd, hd, tree, dbtree, hier, ps, or SMALL<=SIZE,LARGE (e.g. rd<=8KiB,hd)"; }
 
 namespace {
-bool flat(const std::string& name) { return name == "ring" || name == "rd" || name == "hd" || name == "tree"; }
+bool flat(const std::string& name)
+{
+  return name == "ring" || name == "rd" || name == "hd" || name == "tree" || name == "dbtree";
+}
 } // namespace
 
 std::unique_ptr<Collective> make_collective(const std::string& algorithm, const CollectiveOptions& options)
@@ -168,6 +176,8 @@ std::unique_ptr<Collective> make_collective(const std::string& algorithm, const 
     return std::make_unique<HalvingDoubling>();
   if (algorithm == "tree")
     return std::make_unique<TreeAllreduce>();
+  if (algorithm == "dbtree")
+    return std::make_unique<DoubleBinaryTree>();
   if (algorithm == "hier") {
     if (!flat(options.inter_algorithm))
       throw ConfigError("--inter-algorithm must be a flat algorithm: ring, rd, hd, tree (got '" +

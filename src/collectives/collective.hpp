@@ -60,15 +60,17 @@ public:
   /** Adds an endpoint (e.g. a parameter server) on `host`; returns its id (>= size()). */
   int add_endpoint(simgrid::s4u::Host* host);
 
-  /** Sends `send_bytes` to `to` and receives one message from `from`, concurrently. */
-  void send_recv(int self, int to, std::uint64_t send_bytes, int from);
-  /** Blocking send / receive. Messages between a pair of endpoints are matched in order. */
-  void send(int self, int to, std::uint64_t bytes);
-  void recv(int self, int from);
+  /** Sends `send_bytes` to `to` and receives one message from `from`, concurrently. Messages between a pair
+   *  of endpoints are matched in order within a channel; algorithms that run several streams at once (the
+   *  double binary tree) give each its own channel. */
+  void send_recv(int self, int to, std::uint64_t send_bytes, int from, int channel = 0);
+  /** Blocking send / receive. */
+  void send(int self, int to, std::uint64_t bytes, int channel = 0);
+  void recv(int self, int from, int channel = 0);
   /** Posts every send (each after its overhead, unless `overhead` is false: the caller charged it) and every
    *  receive, then waits for all of them. */
   void exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends, const std::vector<int>& from,
-                bool overhead = true);
+                bool overhead = true, int channel = 0);
   /** Reduction of `bytes` on this endpoint's host: reduce_s_per_byte x bytes of work (nothing if 0). */
   void reduce(int self, std::uint64_t bytes);
 
@@ -82,8 +84,8 @@ public:
   std::uint64_t messages_sent(int endpoint) const { return messages_[endpoint]; }
 
 private:
-  simgrid::s4u::Mailbox* mailbox(int src, int dst);
-  simgrid::s4u::CommPtr post_send(int self, int to, std::uint64_t bytes, bool overhead = true);
+  simgrid::s4u::Mailbox* mailbox(int src, int dst, int channel);
+  simgrid::s4u::CommPtr post_send(int self, int to, std::uint64_t bytes, bool overhead, int channel);
 
   int ranks_;
   std::vector<simgrid::s4u::Host*> hosts_;
@@ -101,7 +103,10 @@ private:
  *  hierarchical one can run them among node leaders. */
 class Group {
 public:
-  Group(CommWorld& world, std::vector<int> members) : world_(world), members_(std::move(members)) {}
+  Group(CommWorld& world, std::vector<int> members, int channel = 0)
+      : world_(world), members_(std::move(members)), channel_(channel)
+  {
+  }
   /** Every rank of the world, in order. */
   explicit Group(CommWorld& world);
 
@@ -110,12 +115,15 @@ public:
   CommWorld& world() const { return world_; }
   const CollectiveOptions& options() const { return world_.options(); }
 
+  int channel() const { return channel_; }
+  const std::vector<int>& members() const { return members_; }
+
   void send_recv(int self, int to, std::uint64_t bytes, int from)
   {
-    world_.send_recv(members_[self], members_[to], bytes, members_[from]);
+    world_.send_recv(members_[self], members_[to], bytes, members_[from], channel_);
   }
-  void send(int self, int to, std::uint64_t bytes) { world_.send(members_[self], members_[to], bytes); }
-  void recv(int self, int from) { world_.recv(members_[self], members_[from]); }
+  void send(int self, int to, std::uint64_t bytes) { world_.send(members_[self], members_[to], bytes, channel_); }
+  void recv(int self, int from) { world_.recv(members_[self], members_[from], channel_); }
   void reduce(int self, std::uint64_t bytes) { world_.reduce(members_[self], bytes); }
   std::pair<double, double> route(int from, int to) const { return world_.route(members_[from], members_[to]); }
   /** True when ring and hd should use their flow-level form for this group. */
@@ -126,6 +134,7 @@ public:
 private:
   CommWorld& world_;
   std::vector<int> members_;
+  int channel_ = 0;
   double ring_max_latency_ = -1;
 };
 

@@ -192,3 +192,19 @@ TEST_CASE("flow-level halving-doubling equals the closed form on a uniform platf
   o.fidelity = collectives::Fidelity::Flow;
   check("hd", 16, o);
 }
+
+TEST_CASE("double binary tree, P = 8: between one tree with half the data at full and at half bandwidth")
+{
+  // Each tree does one transfer at a time per member, so a link direction carries at most two transfers
+  // (one per tree): every transfer gets between B/2 and B, which bounds the time on both sides.
+  const auto out = sweep("dbtree", 8, kSizes);
+  const analytical::Hop half{kHop.alpha_s, kHop.bandwidth_bytes_per_s / 2};
+  for (const auto& pt : out.points) {
+    const double lower = analytical::tree_allreduce_s(8, pt.bytes / 2, 0, kHop);
+    const double upper = analytical::tree_allreduce_s(8, pt.bytes / 2, 0, half);
+    INFO(pt.bytes << " B: " << lower << " <= " << pt.time_s << " <= " << upper);
+    CHECK(pt.time_s >= lower * (1 - 1e-9));
+    CHECK(pt.time_s <= upper * (1 + 1e-9));
+    CHECK(pt.rank_bytes_sent == 2 * 7 * pt.bytes); // two trees, each 2(P-1) x M/2
+  }
+}

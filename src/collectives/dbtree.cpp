@@ -1,0 +1,26 @@
+// Double binary tree allreduce: two complementary pipelined trees, each with half of the vector.
+#include "collectives/algorithms.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+
+namespace ddlsim::collectives {
+
+void DoubleBinaryTree::allreduce(Group& g, int self, std::uint64_t bytes) const
+{
+  const int p = g.size();
+  if (p <= 1)
+    return;
+  const TreeAllreduce tree;
+  std::vector<int> mirrored(g.members().rbegin(), g.members().rend());
+  // Channels 2c+1 and 2c+2 keep both trees apart from each other and from the caller's channel c.
+  Group first(g.world(), g.members(), 2 * g.channel() + 1);
+  Group second(g.world(), std::move(mirrored), 2 * g.channel() + 2);
+  const std::uint64_t half0 = chunk_bytes(bytes, 2, 0);
+  const std::uint64_t half1 = chunk_bytes(bytes, 2, 1);
+  auto helper = simgrid::s4u::Actor::create("dbtree-second", simgrid::s4u::this_actor::get_host(),
+                                            [&] { tree.allreduce(second, p - 1 - self, half1); });
+  tree.allreduce(first, self, half0);
+  helper->join();
+}
+
+} // namespace ddlsim::collectives
