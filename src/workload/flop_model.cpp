@@ -9,8 +9,7 @@
 
 namespace ddlsim::workload {
 
-const std::vector<CalibrationPoint>& calibration_points()
-{
+const std::vector<CalibrationPoint>& calibration_points() {
   // TensorFlow 2017 benchmarks, one Tesla P100 (DGX-1, SXM2), synthetic ImageNet data.
   static const std::vector<CalibrationPoint> points = {
       {"resnet50", "P100-SXM2", 32, 195.0,
@@ -25,8 +24,7 @@ const std::vector<CalibrationPoint>& calibration_points()
 
 namespace {
 
-const CalibrationPoint& find_point(const std::string& model, unsigned batch)
-{
+const CalibrationPoint& find_point(const std::string& model, unsigned batch) {
   std::string have;
   for (const auto& p : calibration_points()) {
     if (p.model != model)
@@ -39,8 +37,7 @@ const CalibrationPoint& find_point(const std::string& model, unsigned batch)
                     (have.empty() ? std::string(" (none for this model)") : " (measured batches: " + have + ")"));
 }
 
-std::string fmt(const char* format, double v)
-{
+std::string fmt(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
@@ -48,9 +45,8 @@ std::string fmt(const char* format, double v)
 
 } // namespace
 
-proto::Workload generate_flop_model(const FlopModelRequest& request)
-{
-  const auto layers = model_by_name(request.model);
+proto::Workload generate_flop_model(const FlopModelRequest& request) {
+  const auto layers = model_by_name(request.model).layers;
   const auto& target = platform::gpu_by_name(request.gpu);
   const auto& point = find_point(request.model, request.batch);
   const auto& measured_gpu = platform::gpu_by_name(point.gpu);

@@ -11,11 +11,11 @@ namespace ddlsim::workload {
 
 /** @brief A published single-GPU training throughput used to calibrate compute times. */
 struct CalibrationPoint {
-  std::string model;           ///< model_zoo name
-  std::string gpu;             ///< catalogue name of the measured GPU
-  unsigned batch = 0;          ///< samples per GPU per iteration
-  double samples_per_s = 0;    ///< measured training throughput
-  std::string source;          ///< file and row it comes from
+  std::string model;        ///< model_zoo name
+  std::string gpu;          ///< catalogue name of the measured GPU
+  unsigned batch = 0;       ///< samples per GPU per iteration
+  double samples_per_s = 0; ///< measured training throughput
+  std::string source;       ///< file and row it comes from
 };
 
 /** @brief Shipped calibration points (from ../shared/data/single-gpu-throughput/). */
@@ -23,9 +23,9 @@ const std::vector<CalibrationPoint>& calibration_points();
 
 /** @brief What to generate. */
 struct FlopModelRequest {
-  std::string model = "resnet50";   ///< model_zoo name
-  std::string gpu = "P40";          ///< target GPU (catalogue name)
-  unsigned batch = 32;              ///< samples per GPU
+  std::string model = "resnet50";    ///< model_zoo name
+  std::string gpu = "P40";           ///< target GPU (catalogue name)
+  unsigned batch = 32;               ///< samples per GPU
   double h2d_bytes_per_s = 15.754e9; ///< host-to-device bandwidth; PCIe 3.0 x16 theoretical (8 GT/s x 16 x 128/130)
 };
 

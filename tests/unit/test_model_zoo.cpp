@@ -1,4 +1,4 @@
-// Unit tests: the ResNet-50 structure and the FLOP-proportional workload generator.
+// Unit tests: the FLOP-proportional workload generator and the GPU catalogue.
 #include "common/error.hpp"
 #include "platform/gpu_catalog.hpp"
 #include "workload/flop_model.hpp"
@@ -10,39 +10,6 @@
 #include <set>
 
 using namespace ddlsim;
-
-TEST_CASE("ResNet-50 has 25,557,032 parameters in 53 convolutions, 53 batch norms and one FC layer")
-{
-  const auto layers = workload::resnet50();
-  std::uint64_t params = 0;
-  int conv = 0, bn = 0, fc = 0;
-  std::set<std::string> names;
-  for (const auto& l : layers) {
-    params += l.parameters;
-    conv += l.kind == workload::LayerKind::Conv;
-    bn += l.kind == workload::LayerKind::BatchNorm;
-    fc += l.kind == workload::LayerKind::FullyConnected;
-    names.insert(l.name);
-  }
-  CHECK(params == 25557032); // torchvision / Keras ResNet50 parameter count
-  CHECK(conv == 53);
-  CHECK(bn == 53);
-  CHECK(fc == 1);
-  CHECK(names.size() == layers.size());
-  CHECK(layers.front().name == "conv1");
-  CHECK(layers.back().name == "fc1000");
-  CHECK(layers.back().parameters == 2048 * 1000 + 1000);
-}
-
-TEST_CASE("ResNet-50 forward multiply-accumulates match the published 3.8 x 10^9 within 3 %")
-{
-  // He et al. 2016, Table 1: 3.8 x 10^9 FLOPs (counted as multiply-adds) for the 50-layer network.
-  double macs = 0;
-  for (const auto& l : workload::resnet50())
-    if (l.kind != workload::LayerKind::BatchNorm)
-      macs += l.forward_flops_per_sample / 2;
-  CHECK(macs == Approx(3.8e9).epsilon(0.03));
-}
 
 TEST_CASE("the FLOP model reproduces the calibration point scaled by peak throughput")
 {
@@ -70,7 +37,7 @@ TEST_CASE("the FLOP model refuses what it has no data for")
                     "no calibration point for model 'resnet50' at batch 48 (measured batches: 32, 64)");
   req.batch = 32;
   req.model = "lenet";
-  CHECK_THROWS_WITH(workload::generate_flop_model(req), "unknown model 'lenet' (known: resnet50)");
+  CHECK_THROWS_WITH(workload::generate_flop_model(req), Catch::Matchers::StartsWith("unknown model 'lenet' (known: alexnet, googlenet, "));
   req.model = "resnet50";
   req.gpu = "GTX1080";
   CHECK_THROWS_AS(workload::generate_flop_model(req), ConfigError);
