@@ -3,7 +3,7 @@
 
 namespace ddlsim::workload {
 
-Model alexnet() {
+Model alexnet(bool owt) {
   using detail::conv_out;
   using detail::pool_out;
   detail::LayerBuilder b;
@@ -14,12 +14,18 @@ Model alexnet() {
   b.conv("conv2", 5, 1, 64, 192, p1, p1, true);
   const int p2 = pool_out(p1, 3, 2, 0, false); // 13
   b.conv("conv3", 3, 1, 192, 384, p2, p2, true);
-  b.conv("conv4", 3, 1, 384, 256, p2, p2, true);
-  b.conv("conv5", 3, 1, 256, 256, p2, p2, true);
+  const int c4 = owt ? 384 : 256; // Krizhevsky 2014 single column: 384; torchvision: 256
+  b.conv("conv4", 3, 1, 384, c4, p2, p2, true);
+  b.conv("conv5", 3, 1, c4, 256, p2, p2, true);
   const int p5 = pool_out(p2, 3, 2, 0, false); // 6
   b.fc("fc6", 256 * p5 * p5, 4096);
   b.fc("fc7", 4096, 4096);
   b.fc("fc8", 4096, 1000);
+  if (owt)
+    return {"alexnet-owt",
+            "AlexNet single column as in Krizhevsky 2014 and tf_cnn_benchmarks (64-192-384-384-256 convolutions, "
+            "4096-4096-1000 FC), 224x224 input",
+            b.take()};
   return {"alexnet",
           "AlexNet single tower (Krizhevsky 2014, torchvision layout: 64-192-384-256-256 convolutions, "
           "4096-4096-1000 FC), 224x224 input",

@@ -21,7 +21,9 @@ const char* layer_kind_name(LayerKind kind) {
 
 Model model_by_name(const std::string& name) {
   if (name == "alexnet")
-    return alexnet();
+    return alexnet(false);
+  if (name == "alexnet-owt")
+    return alexnet(true);
   if (name == "googlenet")
     return googlenet(false);
   if (name == "googlenet-aux")
@@ -40,7 +42,7 @@ Model model_by_name(const std::string& name) {
 }
 
 std::string known_models() {
-  return "alexnet, googlenet, googlenet-aux, vgg16, resnet50, resnet50-v1.5, resnet152, resnet152-v1.5";
+  return "alexnet, alexnet-owt, googlenet, googlenet-aux, vgg16, resnet50, resnet50-v1.5, resnet152, resnet152-v1.5";
 }
 
 std::uint64_t total_parameters(const Model& model) {

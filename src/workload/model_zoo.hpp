@@ -39,9 +39,11 @@ struct Model {
   std::vector<LayerSpec> layers;
 };
 
-/** @brief AlexNet, single-tower ("one weird trick", Krizhevsky 2014) as in torchvision: 5 convolutions
- *  (64, 192, 384, 256, 256 channels) and 3 FC layers on a 224 x 224 input; 61,100,840 parameters. */
-Model alexnet();
+/** @brief AlexNet, single tower ("one weird trick", Krizhevsky 2014) as in torchvision: 5 convolutions
+ *  (64, 192, 384, 256, 256 channels) and 3 FC layers on a 224 x 224 input; 61,100,840 parameters.
+ *  With `owt`, the paper's single column as tf_cnn_benchmarks builds it (conv4 has 384 channels): the
+ *  network behind the TensorFlow calibration measurements. */
+Model alexnet(bool owt = false);
 
 /** @brief GoogLeNet (Inception v1, Szegedy et al. 2015) as in BVLC Caffe's train_val.prototxt; with
  *  `auxiliary` the two auxiliary classifiers (on inception 4a and 4d, used in training only) are included. */
