@@ -48,6 +48,17 @@ TEST_CASE("AlexNet (torchvision single tower): 61,100,840 parameters, 0.71 GMAC"
   check_names_unique(m);
 }
 
+TEST_CASE("AlexNet as tf_cnn_benchmarks builds it: conv4 has 384 channels")
+{
+  // No published total found; counted from tf_cnn_benchmarks alexnet_model.py (64-192-384-384-256, FC 4096-4096)
+  // plus the 1000-way classifier: conv4 and conv5 grow by 3x3x384x128 + 128 and 3x3x128x256 weights.
+  const auto owt = workload::alexnet(true);
+  const auto tv = workload::alexnet(false);
+  CHECK(workload::total_parameters(owt) == 61838248);
+  CHECK(workload::total_parameters(owt) - workload::total_parameters(tv) == 9ULL * 384 * 128 + 128 + 9ULL * 128 * 256);
+  CHECK(owt.name == "alexnet-owt");
+}
+
 TEST_CASE("GoogLeNet (BVLC Caffe): 6,998,552 parameters without, 13,378,280 with the auxiliary classifiers") {
   // Counted from the architecture (published rounded: 7.00 M params, 1.60 GMAC in the model table of
   // github.com/Captain1986/utils). Parameter counts of BVLC Caffe's bvlc_googlenet (weights + biases of the 57
