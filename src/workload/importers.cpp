@@ -254,8 +254,8 @@ proto::Workload import_astra(const std::string& text, const std::string& source,
   if (declared < 0)
     throw InputError(source + ": missing the number of layers after DATA");
   if (w.layers_size() != declared)
-    throw InputError(source + ": declares " + std::to_string(declared) + " layers on line " + std::to_string(declared_line) + " but has " +
-                     std::to_string(w.layers_size()));
+    throw InputError(source + ": declares " + std::to_string(declared) + " layers on line " +
+                     std::to_string(declared_line) + " but has " + std::to_string(w.layers_size()));
   w.set_update_s(meta.update_s + update_cycles / cycles_per_s);
   validate_workload(w, source);
   return w;
