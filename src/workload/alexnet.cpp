@@ -3,7 +3,8 @@
 
 namespace ddlsim::workload {
 
-Model alexnet(bool owt) {
+Model alexnet(bool owt)
+{
   using detail::conv_out;
   using detail::pool_out;
   detail::LayerBuilder b;

@@ -11,7 +11,8 @@ struct Inception {
   int out() const { return c1 + c3 + c5 + pp; }
 };
 
-void inception(detail::LayerBuilder& b, const Inception& m, int in, int hw) {
+void inception(detail::LayerBuilder& b, const Inception& m, int in, int hw)
+{
   const std::string p = std::string("inception_") + m.name + "/";
   b.conv(p + "1x1", 1, 1, in, m.c1, hw, hw, true);
   b.conv(p + "3x3_reduce", 1, 1, in, m.c3r, hw, hw, true);
@@ -22,7 +23,8 @@ void inception(detail::LayerBuilder& b, const Inception& m, int in, int hw) {
 }
 
 /** Auxiliary classifier: 5x5/3 average pool, 1x1 convolution to 128 channels, FC 1024, FC 1000. */
-void auxiliary(detail::LayerBuilder& b, const std::string& loss, int in, int hw) {
+void auxiliary(detail::LayerBuilder& b, const std::string& loss, int in, int hw)
+{
   const int pooled = detail::pool_out(hw, 5, 3, 0, true); // 14 -> 4
   b.conv(loss + "/conv", 1, 1, in, 128, pooled, pooled, true);
   b.fc(loss + "/fc", 128 * pooled * pooled, 1024);
@@ -31,7 +33,8 @@ void auxiliary(detail::LayerBuilder& b, const std::string& loss, int in, int hw)
 
 } // namespace
 
-Model googlenet(bool aux) {
+Model googlenet(bool aux)
+{
   using detail::conv_out;
   using detail::pool_out;
   detail::LayerBuilder b;

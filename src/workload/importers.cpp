@@ -195,8 +195,10 @@ proto::Workload import_astra(const std::string& text, const std::string& source,
     const std::string where = source + ":" + std::to_string(line_no);
     if (!have_type) {
       if (t[0] != "DATA")
-        throw InputError(where + ": only data-parallel ASTRA-sim workloads are supported: the first line must be "
-                                 "DATA (got '" + trim(raw) + "')");
+        throw InputError(where +
+                         ": only data-parallel ASTRA-sim workloads are supported: the first line must be "
+                         "DATA (got '" +
+                         trim(raw) + "')");
       if (t.size() != 1)
         throw InputError(where + ": unexpected text after DATA ('" + trim(raw) + "')");
       have_type = true;
@@ -212,8 +214,9 @@ proto::Workload import_astra(const std::string& text, const std::string& source,
       throw InputError(where + ": more layer lines than the " + std::to_string(declared) + " declared on line " +
                        std::to_string(declared_line));
     if (t.size() != 12)
-      throw InputError(where + ": expected 12 fields (name, reserved, forward cycles/type/bytes, input-gradient "
-                               "cycles/type/bytes, weight-gradient cycles/type/bytes, update cycles), got " +
+      throw InputError(where +
+                       ": expected 12 fields (name, reserved, forward cycles/type/bytes, input-gradient "
+                       "cycles/type/bytes, weight-gradient cycles/type/bytes, update cycles), got " +
                        std::to_string(t.size()));
     std::int64_t reserved = 0;
     if (!parse_int(t[1], reserved))
@@ -232,8 +235,8 @@ proto::Workload import_astra(const std::string& text, const std::string& source,
                          t[4 + 3 * k] + "')");
       const bool allowed = type == "NONE" || (k == 2 && type == "ALLREDUCE");
       if (!allowed)
-        throw InputError(where + ": " + comm_names[k] + " communication " + type + " is not data-parallel (allowed: " +
-                         (k == 2 ? "ALLREDUCE, NONE" : "NONE") + ")");
+        throw InputError(where + ": " + comm_names[k] + " communication " + type +
+                         " is not data-parallel (allowed: " + (k == 2 ? "ALLREDUCE, NONE" : "NONE") + ")");
       if (type == "NONE" && sizes[k] != 0)
         throw InputError(where + ": " + comm_names[k] + " communication NONE with size " + t[4 + 3 * k] +
                          " (must be 0)");

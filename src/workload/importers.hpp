@@ -9,12 +9,12 @@ namespace ddlsim::workload {
 
 /** @brief Fields of the workload that the imported files do not carry. */
 struct ImportMetadata {
-  std::string model;          ///< model name written to the workload
-  std::string reference_gpu;  ///< GPU the times were taken on (catalogue name)
-  unsigned batch = 0;         ///< samples per GPU per iteration, > 0
-  double io_s = 0;            ///< data loading per iteration, seconds
-  double h2d_s = 0;           ///< host-to-device copy per iteration, seconds
-  double update_s = 0;        ///< parameter update, seconds (the ASTRA-sim importer adds the layers' update delays)
+  std::string model;         ///< model name written to the workload
+  std::string reference_gpu; ///< GPU the times were taken on (catalogue name)
+  unsigned batch = 0;        ///< samples per GPU per iteration, > 0
+  double io_s = 0;           ///< data loading per iteration, seconds
+  double h2d_s = 0;          ///< host-to-device copy per iteration, seconds
+  double update_s = 0;       ///< parameter update, seconds (the ASTRA-sim importer adds the layers' update delays)
 };
 
 /** @brief How the first line of a CSV file is treated. */

@@ -8,12 +8,14 @@
 namespace ddlsim::workload::detail {
 
 /** @brief Convolution output side for input side `in`, kernel k, stride s, padding p (floor mode). */
-inline int conv_out(int in, int k, int s, int p) {
+inline int conv_out(int in, int k, int s, int p)
+{
   return (in + 2 * p - k) / s + 1;
 }
 
 /** @brief Pooling output side; `ceil_mode` as in Caffe (ceil) or torchvision (floor). */
-inline int pool_out(int in, int k, int s, int p, bool ceil_mode) {
+inline int pool_out(int in, int k, int s, int p, bool ceil_mode)
+{
   const int span = in + 2 * p - k;
   return (ceil_mode ? (span + s - 1) / s : span / s) + 1;
 }
@@ -29,7 +31,8 @@ public:
 
   /** Convolution of `cin` -> `cout` channels, k x k kernel, square input `in_hw`, output `out_hw`. */
   void conv(const std::string& name, int k, int stride, int cin, int cout, int in_hw, int out_hw, bool bias,
-            bool first = false) {
+            bool first = false)
+  {
     const double out_elems = double(cout) * out_hw * out_hw;
     const double fwd = 2.0 * double(k) * k * cin * out_elems;
     LayerSpec l;
@@ -46,7 +49,8 @@ public:
     layers_.push_back(std::move(l));
   }
   /** Batch normalisation with scale and shift (2 parameters per channel). */
-  void bn(const std::string& name, int channels, int hw) {
+  void bn(const std::string& name, int channels, int hw)
+  {
     const double elems = double(channels) * hw * hw;
     LayerSpec l;
     l.name = name;
@@ -59,7 +63,8 @@ public:
     layers_.push_back(std::move(l));
   }
   /** Fully connected layer with bias. */
-  void fc(const std::string& name, int in, int out) {
+  void fc(const std::string& name, int in, int out)
+  {
     const double fwd = 2.0 * double(in) * out;
     LayerSpec l;
     l.name = name;

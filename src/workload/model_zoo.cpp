@@ -7,7 +7,8 @@
 
 namespace ddlsim::workload {
 
-const char* layer_kind_name(LayerKind kind) {
+const char* layer_kind_name(LayerKind kind)
+{
   switch (kind) {
   case LayerKind::Conv:
     return "conv";
@@ -19,7 +20,8 @@ const char* layer_kind_name(LayerKind kind) {
   return "?";
 }
 
-Model model_by_name(const std::string& name) {
+Model model_by_name(const std::string& name)
+{
   if (name == "alexnet")
     return alexnet(false);
   if (name == "alexnet-owt")
@@ -41,18 +43,21 @@ Model model_by_name(const std::string& name) {
   throw ConfigError("unknown model '" + name + "' (known: " + known_models() + ")");
 }
 
-std::string known_models() {
+std::string known_models()
+{
   return "alexnet, alexnet-owt, googlenet, googlenet-aux, vgg16, resnet50, resnet50-v1.5, resnet152, resnet152-v1.5";
 }
 
-std::uint64_t total_parameters(const Model& model) {
+std::uint64_t total_parameters(const Model& model)
+{
   std::uint64_t sum = 0;
   for (const auto& l : model.layers)
     sum += l.parameters;
   return sum;
 }
 
-double total_forward_flops(const Model& model, const std::vector<LayerKind>& kinds) {
+double total_forward_flops(const Model& model, const std::vector<LayerKind>& kinds)
+{
   double sum = 0;
   for (const auto& l : model.layers)
     if (kinds.empty() || std::find(kinds.begin(), kinds.end(), l.kind) != kinds.end())

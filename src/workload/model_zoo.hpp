@@ -57,7 +57,8 @@ Model vgg16();
 Model resnet(int depth, bool v1_5);
 
 /** @brief ResNet-50 v1: 53 convolutions, 53 batch normalisations, fc1000; 25,557,032 parameters. */
-inline Model resnet50() {
+inline Model resnet50()
+{
   return resnet(50, false);
 }
 

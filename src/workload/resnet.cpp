@@ -4,7 +4,8 @@
 
 namespace ddlsim::workload {
 
-Model resnet(int depth, bool v1_5) {
+Model resnet(int depth, bool v1_5)
+{
   int blocks[4];
   if (depth == 50) {
     const int b50[4] = {3, 4, 6, 3};

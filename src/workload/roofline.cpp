@@ -12,7 +12,10 @@
 
 namespace ddlsim::workload {
 
-const char* precision_name(Precision p) { return p == Precision::Fp16 ? "fp16" : "fp32"; }
+const char* precision_name(Precision p)
+{
+  return p == Precision::Fp16 ? "fp16" : "fp32";
+}
 
 Precision parse_precision(const std::string& text, const std::string& what)
 {
@@ -86,16 +89,28 @@ const std::vector<EfficiencyProfile>& efficiency_profiles()
   // identifiable: it is set equal to the k x k convolutions'. Batch normalisation is memory-bound: its compute
   // term uses the full peak and never dominates.
   static const std::vector<EfficiencyProfile> profiles = {
-      {"Kepler", {"K80"}, Precision::Fp32, {0.179, 0.747, 0.747, 1.0},
+      {"Kepler",
+       {"K80"},
+       Precision::Fp32,
+       {0.179, 0.747, 0.747, 1.0},
        "fitted to the three K80 calibration points (TensorFlow 2017: ResNet-50, AlexNet, VGG-16)"},
-      {"Pascal", {"P100-SXM2", "P100-PCIe", "P40"}, Precision::Fp32, {0.297, 1.328, 1.328, 1.0},
+      {"Pascal",
+       {"P100-SXM2", "P100-PCIe", "P40"},
+       Precision::Fp32,
+       {0.297, 1.328, 1.328, 1.0},
        "fitted to the three P100-SXM2 calibration points (TensorFlow 2017: ResNet-50, AlexNet, VGG-16); the P40 "
        "and P100-PCIe (same Pascal generation, no usable measurement) take these efficiencies with their own "
        "datasheet peak and memory bandwidth"},
-      {"Volta", {"V100-SXM2", "V100-PCIe"}, Precision::Fp32, {0.355, 1.587, 1.587, 1.0},
+      {"Volta",
+       {"V100-SXM2", "V100-PCIe"},
+       Precision::Fp32,
+       {0.355, 1.587, 1.587, 1.0},
        "Pascal's ratio conv1x1/conv kept, one scale fitted to the V100-SXM2 calibration point (MXNet 1.2, "
        "ResNet-50 v1.5, batch 32); V100-PCIe takes the same efficiencies with its own datasheet figures"},
-      {"Volta", {"V100-SXM2", "V100-PCIe"}, Precision::Fp16, {0.287, 1.282, 1.282, 1.0},
+      {"Volta",
+       {"V100-SXM2", "V100-PCIe"},
+       Precision::Fp16,
+       {0.287, 1.282, 1.282, 1.0},
        "fp16 (tensor-core peak): Pascal's fp32 ratio conv1x1/conv kept, one scale fitted to the V100-SXM2 "
        "mixed-precision calibration point (NVIDIA DeepLearningExamples MXNet, ResNet-50 v1.5, batch 192)"},
   };
@@ -244,12 +259,12 @@ proto::Workload generate_workload(const GenerateRequest& request)
       "ddlsim workload --model " + model.name + " --gpu " + gpu.name + " --batch " + std::to_string(request.batch) +
       " --precision " + precision_name(request.precision) + ". " + model.description +
       ". Per-layer roofline (workloads/README.md): max(FLOPs / (peak x efficiency), bytes / bandwidth), forward and "
-      "backward separately; peak " + fmt("%.4g", device.peak_flops / 1e12) + " TFLOP/s, memory " +
-      fmt("%.4g", device.memory_bytes_per_s / 1e9) + " GB/s (" + gpu.source + "); " + profile.family +
-      " efficiencies conv1x1 " + fmt("%.3f", e.conv1x1) + ", conv " + fmt("%.3f", e.conv) + ", fc " +
-      fmt("%.3f", e.fc) + " (" + profile.derivation + "). Update: 12 bytes per parameter at memory bandwidth. H2D: " +
-      fmt("%.0f", request.sample_bytes) + " bytes per sample at " + fmt("%.5g", request.h2d_bytes_per_s / 1e9) +
-      " GB/s. I/O: " +
+      "backward separately; peak " +
+      fmt("%.4g", device.peak_flops / 1e12) + " TFLOP/s, memory " + fmt("%.4g", device.memory_bytes_per_s / 1e9) +
+      " GB/s (" + gpu.source + "); " + profile.family + " efficiencies conv1x1 " + fmt("%.3f", e.conv1x1) + ", conv " +
+      fmt("%.3f", e.conv) + ", fc " + fmt("%.3f", e.fc) + " (" + profile.derivation +
+      "). Update: 12 bytes per parameter at memory bandwidth. H2D: " + fmt("%.0f", request.sample_bytes) +
+      " bytes per sample at " + fmt("%.5g", request.h2d_bytes_per_s / 1e9) + " GB/s. I/O: " +
       (request.decode_samples_per_s > 0 ? fmt("%.6g", request.decode_samples_per_s) + " samples/s input pipeline."
                                         : std::string("0 (input pipeline assumed to keep up).")));
   validate_workload(w, "generated workload");

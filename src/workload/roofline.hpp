@@ -26,19 +26,19 @@ Precision parse_precision(const std::string& text, const std::string& what);
 /** @brief Achieved fraction of the datasheet peak FLOP/s per layer kind ("effective": above 1 where fast
  *  algorithms such as Winograd do fewer arithmetic operations than the direct convolution counted here). */
 struct Efficiencies {
-  double conv1x1 = 0; ///< 1x1 convolutions
-  double conv = 0;    ///< convolutions with a kernel larger than 1x1
-  double fc = 0;      ///< fully connected layers
+  double conv1x1 = 0;   ///< 1x1 convolutions
+  double conv = 0;      ///< convolutions with a kernel larger than 1x1
+  double fc = 0;        ///< fully connected layers
   double batchnorm = 0; ///< batch normalisation (memory-bound in practice)
 };
 
 /** @brief The efficiencies used for a family of GPUs at one precision, with how they were obtained. */
 struct EfficiencyProfile {
-  std::string family;             ///< "Kepler", "Pascal", "Volta"
-  std::vector<std::string> gpus;  ///< catalogue names that use this profile
+  std::string family;            ///< "Kepler", "Pascal", "Volta"
+  std::vector<std::string> gpus; ///< catalogue names that use this profile
   Precision precision = Precision::Fp32;
   Efficiencies efficiencies;
-  std::string derivation;         ///< which calibration points fixed the numbers, and how
+  std::string derivation; ///< which calibration points fixed the numbers, and how
 };
 
 /** @brief Every efficiency profile (see workloads/README.md for the calibration). */
@@ -85,12 +85,12 @@ double update_time(std::uint64_t parameters, const RooflineDevice& device);
 
 /** @brief A measured single-GPU training throughput (synthetic or real data as noted in `source`). */
 struct MeasuredPoint {
-  std::string model;         ///< model_zoo name of the network that was measured
-  std::string gpu;           ///< catalogue name
+  std::string model; ///< model_zoo name of the network that was measured
+  std::string gpu;   ///< catalogue name
   Precision precision = Precision::Fp32;
-  unsigned batch = 0;        ///< samples per GPU per iteration
-  double samples_per_s = 0;  ///< measured
-  std::string source;        ///< file and row in ../shared/data/single-gpu-throughput/
+  unsigned batch = 0;       ///< samples per GPU per iteration
+  double samples_per_s = 0; ///< measured
+  std::string source;       ///< file and row in ../shared/data/single-gpu-throughput/
 };
 
 /** @brief Points the efficiencies were fitted to: the generator reproduces each within 5 %. */
@@ -105,13 +105,13 @@ double predicted_samples_per_s(const MeasuredPoint& point);
 
 /** @brief What to generate. */
 struct GenerateRequest {
-  std::string model = "resnet50";      ///< model_zoo name
-  std::string gpu = "P40";             ///< target GPU (catalogue name)
-  unsigned batch = 32;                 ///< samples per GPU
+  std::string model = "resnet50"; ///< model_zoo name
+  std::string gpu = "P40";        ///< target GPU (catalogue name)
+  unsigned batch = 32;            ///< samples per GPU
   Precision precision = Precision::Fp32;
-  double h2d_bytes_per_s = 15.754e9;   ///< PCIe 3.0 x16 theoretical: 8 GT/s x 16 lanes x 128/130 / 8 bits
+  double h2d_bytes_per_s = 15.754e9;         ///< PCIe 3.0 x16 theoretical: 8 GT/s x 16 lanes x 128/130 / 8 bits
   double sample_bytes = 3.0 * 224 * 224 * 4; ///< one 224x224 RGB image as an fp32 tensor (what is copied)
-  double decode_samples_per_s = 0;     ///< input pipeline throughput; 0: it keeps up (io_s = 0)
+  double decode_samples_per_s = 0;           ///< input pipeline throughput; 0: it keeps up (io_s = 0)
 };
 
 /** @brief Builds the workload: per-layer roofline times on the target GPU (workloads/README.md), gradient bytes

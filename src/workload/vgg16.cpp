@@ -3,7 +3,8 @@
 
 namespace ddlsim::workload {
 
-Model vgg16() {
+Model vgg16()
+{
   detail::LayerBuilder b;
   // Five blocks of 3x3 convolutions (padding 1, bias), each followed by a 2x2/2 max pool.
   const int widths[5] = {64, 128, 256, 512, 512};

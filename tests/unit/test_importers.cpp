@@ -142,8 +142,7 @@ TEST_CASE("ASTRA-sim: every malformed line is rejected with file and line")
   CHECK_THROWS_WITH(astra("DATA\n1\nconv -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 8 soon\n"),
                     "a.txt:3: update delay: not a non-negative integer ('soon')");
   const std::string conv = "conv -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 8 0\n";
-  CHECK_THROWS_WITH(astra("DATA\n2\n" + conv + conv),
-                    "a.txt:4: duplicate layer name 'conv' (first on line 3)");
+  CHECK_THROWS_WITH(astra("DATA\n2\n" + conv + conv), "a.txt:4: duplicate layer name 'conv' (first on line 3)");
   CHECK_THROWS_WITH(astra("DATA\n1\na -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 8 0\nb -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 8 0\n"),
                     "a.txt:4: more layer lines than the 1 declared on line 2");
   CHECK_THROWS_WITH(astra("DATA\n3\na -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 8 0\n"),

@@ -12,7 +12,8 @@ using workload::LayerKind;
 
 namespace {
 
-int count(const workload::Model& m, LayerKind kind) {
+int count(const workload::Model& m, LayerKind kind)
+{
   int n = 0;
   for (const auto& l : m.layers)
     n += l.kind == kind;
@@ -20,11 +21,13 @@ int count(const workload::Model& m, LayerKind kind) {
 }
 
 /** Forward multiply-accumulates of convolutions and FC layers (what the published "FLOPs" tables count). */
-double macs(const workload::Model& m) {
+double macs(const workload::Model& m)
+{
   return workload::total_forward_flops(m, {LayerKind::Conv, LayerKind::FullyConnected}) / 2;
 }
 
-void check_names_unique(const workload::Model& m) {
+void check_names_unique(const workload::Model& m)
+{
   std::set<std::string> names;
   for (const auto& l : m.layers)
     names.insert(l.name);
@@ -33,7 +36,8 @@ void check_names_unique(const workload::Model& m) {
 
 } // namespace
 
-TEST_CASE("AlexNet (torchvision single tower): 61,100,840 parameters, 0.71 GMAC") {
+TEST_CASE("AlexNet (torchvision single tower): 61,100,840 parameters, 0.71 GMAC")
+{
   const auto m = workload::alexnet();
   // torchvision model documentation (pytorch.org/vision/stable/models.html, AlexNet_Weights): 61,100,840
   // parameters, 0.71 "GFLOPS" (multiply-accumulates).
@@ -59,7 +63,8 @@ TEST_CASE("AlexNet as tf_cnn_benchmarks builds it: conv4 has 384 channels")
   CHECK(owt.name == "alexnet-owt");
 }
 
-TEST_CASE("GoogLeNet (BVLC Caffe): 6,998,552 parameters without, 13,378,280 with the auxiliary classifiers") {
+TEST_CASE("GoogLeNet (BVLC Caffe): 6,998,552 parameters without, 13,378,280 with the auxiliary classifiers")
+{
   // Counted from the architecture (published rounded: 7.00 M params, 1.60 GMAC in the model table of
   // github.com/Captain1986/utils). Parameter counts of BVLC Caffe's bvlc_googlenet (weights + biases of the 57
   // convolutions and the classifier; the two auxiliary heads add a 1x1 convolution to 128 channels on 512 and 528
@@ -82,7 +87,8 @@ TEST_CASE("GoogLeNet (BVLC Caffe): 6,998,552 parameters without, 13,378,280 with
   check_names_unique(aux);
 }
 
-TEST_CASE("VGG-16: 138,357,544 parameters, 15.47 GMAC") {
+TEST_CASE("VGG-16: 138,357,544 parameters, 15.47 GMAC")
+{
   const auto m = workload::vgg16();
   // torchvision model documentation (VGG16_Weights): 138,357,544 parameters, 15.47 GFLOPS (multiply-accumulates).
   CHECK(workload::total_parameters(m) == 138357544);
@@ -92,7 +98,8 @@ TEST_CASE("VGG-16: 138,357,544 parameters, 15.47 GMAC") {
   check_names_unique(m);
 }
 
-TEST_CASE("ResNet-50 v1: 25,557,032 parameters in 53 convolutions, 53 batch norms and one FC layer") {
+TEST_CASE("ResNet-50 v1: 25,557,032 parameters in 53 convolutions, 53 batch norms and one FC layer")
+{
   const auto m = workload::resnet50();
   CHECK(workload::total_parameters(m) == 25557032); // torchvision / Keras ResNet50 parameter count
   CHECK(m.layers.size() == 107);
@@ -109,14 +116,16 @@ TEST_CASE("ResNet-50 v1: 25,557,032 parameters in 53 convolutions, 53 batch norm
   check_names_unique(m);
 }
 
-TEST_CASE("ResNet-50 v1.5 (torchvision): same parameters, 4.09 GMAC") {
+TEST_CASE("ResNet-50 v1.5 (torchvision): same parameters, 4.09 GMAC")
+{
   const auto m = workload::resnet(50, true);
   CHECK(workload::total_parameters(m) == 25557032);
   CHECK(macs(m) == Approx(4.09e9).epsilon(0.01)); // torchvision documentation, ResNet50_Weights: 4.09 GFLOPS
   CHECK(m.name == "resnet50-v1.5");
 }
 
-TEST_CASE("ResNet-152: 60,192,808 parameters; 11.3 GMAC (v1), 11.51 GMAC (v1.5)") {
+TEST_CASE("ResNet-152: 60,192,808 parameters; 11.3 GMAC (v1), 11.51 GMAC (v1.5)")
+{
   const auto v1 = workload::resnet(152, false);
   const auto v15 = workload::resnet(152, true);
   // torchvision documentation, ResNet152_Weights: 60,192,808 parameters, 11.51 GFLOPS (v1.5).
@@ -130,13 +139,15 @@ TEST_CASE("ResNet-152: 60,192,808 parameters; 11.3 GMAC (v1), 11.51 GMAC (v1.5)"
   CHECK(v1.layers[4].name == "res2a_branch2a");
 }
 
-TEST_CASE("gradient bytes are 4 per parameter in fp32 and 2 in fp16") {
+TEST_CASE("gradient bytes are 4 per parameter in fp32 and 2 in fp16")
+{
   const auto& fc = workload::alexnet().layers.back();
   CHECK(fc.gradient_bytes(4) == 4 * 4097000ULL);
   CHECK(fc.gradient_bytes(2) == 2 * 4097000ULL);
 }
 
-TEST_CASE("activation sizes follow the architecture") {
+TEST_CASE("activation sizes follow the architecture")
+{
   const auto r = workload::resnet50();
   CHECK(r.layers[0].input_elements_per_sample == 3 * 224 * 224);
   CHECK(r.layers[0].output_elements_per_sample == 64 * 112 * 112);
@@ -146,7 +157,8 @@ TEST_CASE("activation sizes follow the architecture") {
   CHECK(g.layers.back().input_elements_per_sample == 1024);
 }
 
-TEST_CASE("model_by_name knows every model and rejects others") {
+TEST_CASE("model_by_name knows every model and rejects others")
+{
   for (std::string name : split(workload::known_models(), ',')) {
     name.erase(0, name.find_first_not_of(' '));
     INFO(name);
