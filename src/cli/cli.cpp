@@ -36,7 +36,8 @@ std::string version_string()
 }
 
 bool parse_options(const std::vector<std::string>& args, const po::options_description& desc,
-                   const std::string& usage, std::ostream& out, const std::string& command)
+                   const std::string& usage, std::ostream& out, const std::string& command,
+                   po::variables_map* parsed)
 {
   po::variables_map vm;
   try {
@@ -50,6 +51,8 @@ bool parse_options(const std::vector<std::string>& args, const po::options_descr
       return false;
     }
     po::notify(vm);
+    if (parsed)
+      *parsed = vm;
   } catch (const po::error& e) {
     throw ConfigError(command + ": " + e.what() + " (see 'ddlsim " + command + " --help')");
   }

@@ -27,10 +27,15 @@ struct RunOptions {
 
 /** @brief Options of `ddlsim workload`. */
 struct WorkloadOptions {
-  std::string model = "resnet50"; ///< model-zoo name
-  std::string gpu = "P40";        ///< target GPU, catalogue name
-  int batch = 32;                 ///< samples per GPU
-  std::string output;             ///< file to write (.textproto or .json); empty: stdout as text format
+  std::string model = "resnet50";  ///< model-zoo name
+  std::string gpu = "P40";         ///< target GPU, catalogue name
+  int batch = 32;                  ///< samples per GPU
+  std::string precision = "fp32";  ///< fp32 | fp16
+  double pcie_gbps = 15.754;       ///< host-to-device bandwidth, GB/s (PCIe 3.0 x16 theoretical)
+  double decode_samples_per_s = 0; ///< input pipeline throughput, samples/s; 0: keeps up (io_s = 0)
+  std::string import_csv;          ///< CSV file to import instead of generating
+  std::string import_astra;        ///< ASTRA-sim 1.0 workload file to import instead of generating
+  std::string output;              ///< file to write (.textproto or .json); empty: stdout as text format
 };
 
 /** @brief Runs the command line (argv without the program name). Throws ConfigError for usage errors and

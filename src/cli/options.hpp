@@ -10,8 +10,9 @@ namespace ddlsim::cli {
 
 /** @brief Parses `args` against `desc`: unknown options and stray positional words are errors.
  *  Returns false when --help or --version was given (after printing the help or the version to `out`).
- *  `desc` must declare both. */
+ *  `desc` must declare both. When `parsed` is given it receives the parsed values (to tell given from defaulted). */
 bool parse_options(const std::vector<std::string>& args, const boost::program_options::options_description& desc,
-                   const std::string& usage, std::ostream& out, const std::string& command);
+                   const std::string& usage, std::ostream& out, const std::string& command,
+                   boost::program_options::variables_map* parsed = nullptr);
 
 } // namespace ddlsim::cli

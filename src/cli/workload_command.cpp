@@ -1,11 +1,15 @@
-// `ddlsim workload`: write a layer-wise workload generated from the model zoo and a calibration point.
+// `ddlsim workload`: generate a layer-wise workload (roofline model) or import one (CSV, ASTRA-sim 1.0).
 #include "cli/cli.hpp"
 #include "cli/options.hpp"
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "platform/gpu_catalog.hpp"
-#include "workload/flop_model.hpp"
+#include "workload/importers.hpp"
+#include "workload/roofline.hpp"
 #include "workload/workload.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <ostream>
 
@@ -14,42 +18,182 @@ namespace po = boost::program_options;
 namespace ddlsim::cli {
 namespace {
 
-const char* const kWorkloadUsage = R"(Usage: ddlsim workload --model NAME --gpu NAME --batch N [-o FILE]
+const char* const kWorkloadUsage =
+    R"(Usage: ddlsim workload [--model NAME] [--gpu NAME] [--batch N] [--precision fp32|fp16] [-o FILE]
+       ddlsim workload --import-csv FILE   --gpu NAME --batch N [--csv-header auto|yes|no] [-o FILE]
+       ddlsim workload --import-astra FILE --gpu NAME --batch N --frequency-hz HZ [-o FILE]
 
-Generates a workload: the calibration point's measured single-GPU iteration time, scaled to the target
-GPU by datasheet peak FP32 throughput, spread over layers in proportion to their FLOPs
-(method and sources: workloads/README.md). Writes text format (.textproto) or JSON (.json) by the
-output's extension, or text format on stdout.)";
+Generates a workload from the model zoo: per-layer roofline times on the target GPU (datasheet peak and
+memory bandwidth, per-layer-kind efficiencies calibrated against measured single-GPU throughput), or
+imports one from a per-layer CSV (layer,forward_ms,backward_ms,gradient_bytes) or an ASTRA-sim 1.0
+data-parallel workload file (cycles converted with --frequency-hz). Method, calibration and formats:
+workloads/README.md. Writes text format (.textproto, .pbtxt, .txtpb) or JSON (.json) by the output's
+extension, or text format on stdout.)";
+
+bool has_suffix(const std::string& s, const std::string& suffix)
+{
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool given(const po::variables_map& vm, const char* name) { return vm.count(name) && !vm[name].defaulted(); }
+
+void check_finite(double value, bool allow_zero, const std::string& what)
+{
+  if (!std::isfinite(value) || value < 0 || (!allow_zero && value == 0))
+    throw ConfigError(what + " must be a finite number " + (allow_zero ? ">= 0" : "> 0") + " (got " +
+                      format_double(value) + ")");
+}
+
+/** File name without directories and extension: "data/rn50.csv" -> "rn50". */
+std::string stem(const std::string& path)
+{
+  std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  const auto dot = name.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
+}
+
+void print_points(std::ostream& out, const char* title, const std::vector<workload::MeasuredPoint>& points)
+{
+  out << title << "\n";
+  char line[200];
+  std::snprintf(line, sizeof line, "  %-14s %-10s %-5s %6s %12s %12s %9s\n", "model", "gpu", "prec", "batch",
+                "measured/s", "predicted/s", "residual");
+  out << line;
+  for (const auto& p : points) {
+    const double predicted = workload::predicted_samples_per_s(p);
+    std::snprintf(line, sizeof line, "  %-14s %-10s %-5s %6u %12.2f %12.2f %+8.2f%%\n", p.model.c_str(), p.gpu.c_str(),
+                  workload::precision_name(p.precision), p.batch, p.samples_per_s, predicted,
+                  100 * (predicted / p.samples_per_s - 1));
+    out << line;
+  }
+}
+
+void print_calibration(std::ostream& out)
+{
+  print_points(out, "calibration points (fitted; each within 5 %):", workload::calibration_points());
+  print_points(out, "validation points (not fitted):", workload::validation_points());
+  out << "efficiencies (fraction of datasheet peak):\n";
+  for (const auto& p : workload::efficiency_profiles()) {
+    char line[200];
+    std::snprintf(line, sizeof line, "  %-7s %-5s conv1x1 %.3f  conv %.3f  fc %.3f  batchnorm %.3f  ", p.family.c_str(),
+                  workload::precision_name(p.precision), p.efficiencies.conv1x1, p.efficiencies.conv,
+                  p.efficiencies.fc, p.efficiencies.batchnorm);
+    out << line;
+    for (size_t i = 0; i < p.gpus.size(); ++i)
+      out << (i ? ", " : "") << p.gpus[i];
+    out << "\n";
+  }
+}
 
 } // namespace
 
 void workload_command(const std::vector<std::string>& args, std::ostream& out)
 {
   WorkloadOptions o;
-  po::options_description desc("Options");
-  desc.add_options()
-      ("model", po::value(&o.model)->default_value(o.model)->value_name("NAME"), ("model: " + workload::known_models()).c_str())
-      ("gpu", po::value(&o.gpu)->default_value(o.gpu)->value_name("NAME"), ("target GPU: " + platform::known_gpus()).c_str())
-      ("batch", po::value(&o.batch)->default_value(o.batch)->value_name("N"), "samples per GPU per iteration (must have a calibration point)")
-      ("output,o", po::value(&o.output)->value_name("FILE"), "output file, .textproto or .json (default: text format on stdout)")
+  double io_ms = 0, h2d_ms = 0, update_ms = 0, frequency_hz = 0;
+  std::string csv_header = "auto";
+  po::options_description generate("Generate (model zoo + roofline)");
+  generate.add_options()
+      ("model", po::value(&o.model)->default_value(o.model)->value_name("NAME"), ("network: " + workload::known_models()).c_str())
+      ("gpu", po::value(&o.gpu)->default_value(o.gpu)->value_name("NAME"), ("GPU (also the reference GPU of an import): " + platform::known_gpus()).c_str())
+      ("batch", po::value(&o.batch)->default_value(o.batch)->value_name("N"), "samples per GPU per iteration")
+      ("precision", po::value(&o.precision)->default_value(o.precision)->value_name("P"), "fp32 | fp16 (mixed precision; needs an fp16 peak and calibration)")
+      ("pcie-GBps", po::value(&o.pcie_gbps)->default_value(o.pcie_gbps, "15.754")->value_name("X"), "host-to-device bandwidth in GB/s for h2d_s (default: PCIe 3.0 x16 theoretical)")
+      ("decode-samples-per-s", po::value(&o.decode_samples_per_s)->default_value(0)->value_name("X"), "input pipeline throughput for io_s; 0: it keeps up, io_s = 0");
+  po::options_description import("Import");
+  import.add_options()
+      ("import-csv", po::value(&o.import_csv)->value_name("FILE"), "per-layer CSV: layer,forward_ms,backward_ms,gradient_bytes")
+      ("csv-header", po::value(&csv_header)->default_value(csv_header)->value_name("H"), "auto | yes | no: whether the CSV's first line is the header")
+      ("import-astra", po::value(&o.import_astra)->value_name("FILE"), "ASTRA-sim 1.0 data-parallel workload text")
+      ("frequency-hz", po::value(&frequency_hz)->value_name("HZ"), "cycles per second of the ASTRA-sim file (required with --import-astra)")
+      ("io-ms", po::value(&io_ms)->default_value(0)->value_name("X"), "io_s of the imported workload, in ms")
+      ("h2d-ms", po::value(&h2d_ms)->default_value(0)->value_name("X"), "h2d_s of the imported workload, in ms")
+      ("update-ms", po::value(&update_ms)->default_value(0)->value_name("X"), "update_s of the imported workload, in ms (ASTRA-sim update delays are added)");
+  po::options_description output("Output");
+  output.add_options()
+      ("output,o", po::value(&o.output)->value_name("FILE"), "output file, .textproto/.pbtxt/.txtpb or .json (default: text format on stdout)")
+      ("calibration", "print the calibration and validation points with the model's residuals, then stop")
       ("help,h", "show this help")
       ("version", "show the version");
-  if (!parse_options(args, desc, kWorkloadUsage, out, "workload"))
+  po::options_description desc;
+  desc.add(generate).add(import).add(output);
+  po::variables_map vm;
+  if (!parse_options(args, desc, kWorkloadUsage, out, "workload", &vm))
     return;
 
+  if (vm.count("calibration")) {
+    print_calibration(out);
+    return;
+  }
+  bool json = false;
+  if (!o.output.empty()) {
+    json = has_suffix(o.output, ".json");
+    if (!json && !has_suffix(o.output, ".textproto") && !has_suffix(o.output, ".pbtxt") &&
+        !has_suffix(o.output, ".txtpb"))
+      throw ConfigError("--output " + o.output + ": unknown workload format (expected a .textproto, .pbtxt, .txtpb "
+                                                 "or .json file)");
+  }
   if (o.batch < 1)
     throw ConfigError("--batch must be >= 1 (got " + std::to_string(o.batch) + ")");
-  workload::FlopModelRequest request;
-  request.model = o.model;
-  request.gpu = o.gpu;
-  request.batch = static_cast<unsigned>(o.batch);
-  const proto::Workload w = workload::generate_flop_model(request);
+
+  proto::Workload w;
+  const bool csv = !o.import_csv.empty();
+  const bool astra = !o.import_astra.empty();
+  if (csv || astra) {
+    if (csv && astra)
+      throw ConfigError("--import-csv and --import-astra cannot be combined");
+    const char* const mode = csv ? "--import-csv" : "--import-astra";
+    for (const char* generator_only : {"precision", "pcie-GBps", "decode-samples-per-s"})
+      if (given(vm, generator_only))
+        throw ConfigError(std::string("--") + generator_only + " applies to generated workloads, not to " + mode);
+    if (!given(vm, "gpu"))
+      throw ConfigError(std::string(mode) + " needs --gpu: the GPU the imported times were taken on");
+    if (!given(vm, "batch"))
+      throw ConfigError(std::string(mode) + " needs --batch: the samples per GPU the imported times are for");
+    platform::gpu_by_name(o.gpu); // the reference GPU must be catalogued
+    check_finite(io_ms, true, "--io-ms");
+    check_finite(h2d_ms, true, "--h2d-ms");
+    check_finite(update_ms, true, "--update-ms");
+    const std::string& file = csv ? o.import_csv : o.import_astra;
+    workload::ImportMetadata meta;
+    meta.model = given(vm, "model") ? o.model : stem(file);
+    meta.reference_gpu = o.gpu;
+    meta.batch = static_cast<unsigned>(o.batch);
+    meta.io_s = io_ms / 1e3;
+    meta.h2d_s = h2d_ms / 1e3;
+    meta.update_s = update_ms / 1e3;
+    if (csv) {
+      if (vm.count("frequency-hz"))
+        throw ConfigError("--frequency-hz applies to --import-astra, not to --import-csv");
+      w = workload::import_csv(read_file(file), file, workload::parse_csv_header(csv_header, "--csv-header"), meta);
+    } else {
+      if (given(vm, "csv-header"))
+        throw ConfigError("--csv-header applies to --import-csv, not to --import-astra");
+      if (!vm.count("frequency-hz"))
+        throw ConfigError("--import-astra needs --frequency-hz: ASTRA-sim 1.0 files give compute in cycles");
+      check_finite(frequency_hz, false, "--frequency-hz");
+      w = workload::import_astra(read_file(file), file, frequency_hz, meta);
+    }
+  } else {
+    for (const char* import_only : {"csv-header", "frequency-hz", "io-ms", "h2d-ms", "update-ms"})
+      if (given(vm, import_only))
+        throw ConfigError(std::string("--") + import_only + " applies to --import-csv / --import-astra only");
+    check_finite(o.pcie_gbps, false, "--pcie-GBps");
+    check_finite(o.decode_samples_per_s, true, "--decode-samples-per-s");
+    workload::GenerateRequest request;
+    request.model = o.model;
+    request.gpu = o.gpu;
+    request.batch = static_cast<unsigned>(o.batch);
+    request.precision = workload::parse_precision(o.precision, "--precision");
+    request.h2d_bytes_per_s = o.pcie_gbps * 1e9;
+    request.decode_samples_per_s = o.decode_samples_per_s;
+    w = workload::generate_workload(request);
+  }
 
   if (o.output.empty()) {
     out << workload::to_textproto(w);
     return;
   }
-  const bool json = o.output.size() >= 5 && o.output.compare(o.output.size() - 5, 5, ".json") == 0;
   std::ofstream file(o.output, std::ios::binary | std::ios::trunc);
   if (!file)
     throw InputError(o.output + ": cannot open for writing");

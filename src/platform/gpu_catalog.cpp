@@ -15,6 +15,8 @@ const std::vector<GpuSpec>& gpu_catalog()
       {"P40", 12e12, 0, 346e9, "NVIDIA Tesla P40 datasheet (12 TFLOPS FP32, 346 GB/s; INT8 but no FP16 figure)"},
       {"P100-SXM2", 10.6e12, 21.2e12, 732e9,
        "NVIDIA Tesla P100 datasheet, NVLink (SXM2) version (10.6 TFLOPS FP32, 21.2 TFLOPS FP16, 732 GB/s)"},
+      {"P100-PCIe", 9.3e12, 18.7e12, 732e9,
+       "NVIDIA Tesla P100 datasheet, PCIe 16 GB version (9.3 TFLOPS FP32, 18.7 TFLOPS FP16, 732 GB/s)"},
       {"V100-SXM2", 15.7e12, 125e12, 900e9,
        "NVIDIA Tesla V100 datasheet, SXM2 version (15.7 TFLOPS FP32, 125 TFLOPS tensor, 900 GB/s)"},
       {"V100-PCIe", 14e12, 112e12, 900e9,

@@ -10,8 +10,7 @@
 namespace ddlsim::workload {
 namespace {
 
-void check_time(double value, const std::string& source, const std::string& where)
-{
+void check_time(double value, const std::string& source, const std::string& where) {
   if (!std::isfinite(value))
     throw InputError(source + ": " + where + " must be a finite number of seconds (got " + format_double(value) + ")");
   if (value < 0)
@@ -20,8 +19,7 @@ void check_time(double value, const std::string& source, const std::string& wher
 
 } // namespace
 
-void validate_workload(const proto::Workload& w, const std::string& source)
-{
+void validate_workload(const proto::Workload& w, const std::string& source) {
   if (w.schema_version() != kSchemaVersion)
     throw InputError(source + ": schema_version must be " + std::to_string(kSchemaVersion) + " (got " +
                      std::to_string(w.schema_version()) + ")");

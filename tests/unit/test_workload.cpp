@@ -123,3 +123,20 @@ TEST_CASE("the shipped ResNet-50 workload loads and carries 25,557,032 fp32 para
   CHECK(w.layers_size() == 107);
   CHECK(workload::total_gradient_bytes(w) == 25557032ULL * 4);
 }
+
+TEST_CASE("every shipped model x GPU workload loads and carries its model's fp32 gradient bytes")
+{
+  const std::pair<const char*, std::uint64_t> models[] = {
+      {"alexnet", 61100840ULL}, {"googlenet", 6998552ULL}, {"resnet50", 25557032ULL}};
+  const char* const gpus[] = {"k80", "p40", "v100"};
+  const char* const batches[] = {"b1024", "b64", "b32"};
+  for (int m = 0; m < 3; ++m)
+    for (const char* gpu : gpus) {
+      const std::string file = std::string(DDLSIM_SOURCE_DIR "/workloads/") + models[m].first + "-" + gpu + "-" +
+                               batches[m] + ".textproto";
+      INFO(file);
+      const auto w = workload::load_workload(file);
+      CHECK(w.model() == models[m].first);
+      CHECK(workload::total_gradient_bytes(w) == 4 * models[m].second);
+    }
+}

@@ -1,0 +1,267 @@
+// Importers of per-layer CSV and ASTRA-sim 1.0 data-parallel workload files; every rule names file and line.
+#include "workload/importers.hpp"
+
+#include "common/error.hpp"
+#include "common/strings.hpp"
+#include "workload/workload.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+#include <unordered_map>
+#include <vector>
+
+namespace ddlsim::workload {
+
+CsvHeader parse_csv_header(const std::string& text, const std::string& what)
+{
+  if (text == "auto")
+    return CsvHeader::Auto;
+  if (text == "yes")
+    return CsvHeader::Yes;
+  if (text == "no")
+    return CsvHeader::No;
+  throw ConfigError(what + " must be one of: auto, yes, no (got '" + text + "')");
+}
+
+namespace {
+
+std::string trim(const std::string& s)
+{
+  const auto begin = s.find_first_not_of(" \t\r");
+  if (begin == std::string::npos)
+    return "";
+  const auto end = s.find_last_not_of(" \t\r");
+  return s.substr(begin, end - begin + 1);
+}
+
+std::string lower(std::string s)
+{
+  for (auto& c : s)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/** Whole string as a finite double, or false. */
+bool parse_double(const std::string& text, double& value)
+{
+  if (text.empty())
+    return false;
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && errno == 0 && std::isfinite(value);
+}
+
+/** Whole string as a non-negative integer that fits in int64 (digits only), or false. */
+bool parse_count(const std::string& text, std::int64_t& value)
+{
+  if (text.empty() || text.size() > 18)
+    return false;
+  for (char c : text)
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      return false;
+  value = std::stoll(text);
+  return true;
+}
+
+/** Whole string as an integer, optionally negative (ASTRA-sim's reserved field), or false. */
+bool parse_int(const std::string& text, std::int64_t& value)
+{
+  std::int64_t magnitude = 0;
+  if (!text.empty() && text[0] == '-') {
+    if (!parse_count(text.substr(1), magnitude))
+      return false;
+    value = -magnitude;
+    return true;
+  }
+  return parse_count(text, value);
+}
+
+proto::Workload start(const ImportMetadata& meta)
+{
+  proto::Workload w;
+  w.set_schema_version(kSchemaVersion);
+  w.set_model(meta.model);
+  w.set_batch_size_per_gpu(meta.batch);
+  w.set_reference_gpu(meta.reference_gpu);
+  w.set_io_s(meta.io_s);
+  w.set_h2d_s(meta.h2d_s);
+  w.set_update_s(meta.update_s);
+  return w;
+}
+
+/** Remembers layer names and the line each was first seen on. */
+class NameTable {
+public:
+  void add(const std::string& name, const std::string& where, int line)
+  {
+    const auto [it, inserted] = lines_.emplace(name, line);
+    if (!inserted)
+      throw InputError(where + ": duplicate layer name '" + name + "' (first on line " + std::to_string(it->second) +
+                       ")");
+  }
+
+private:
+  std::unordered_map<std::string, int> lines_;
+};
+
+} // namespace
+
+proto::Workload import_csv(const std::string& text, const std::string& source, CsvHeader header,
+                           const ImportMetadata& meta)
+{
+  static const char* const kHeader = "layer,forward_ms,backward_ms,gradient_bytes";
+  proto::Workload w = start(meta);
+  NameTable names;
+  std::istringstream in(text);
+  std::string raw;
+  int line_no = 0;
+  bool first = true;
+  while (std::getline(in, raw)) {
+    ++line_no;
+    const std::string line = trim(raw);
+    if (line.empty() || line[0] == '#')
+      continue;
+    const std::string where = source + ":" + std::to_string(line_no);
+    auto fields = split(line, ',');
+    for (auto& f : fields)
+      f = trim(f);
+    const bool is_header = fields.size() == 4 && lower(fields[0]) == "layer" && lower(fields[1]) == "forward_ms" &&
+                           lower(fields[2]) == "backward_ms" && lower(fields[3]) == "gradient_bytes";
+    if (first) {
+      first = false;
+      if (header == CsvHeader::Yes && !is_header)
+        throw InputError(where + ": expected the header '" + kHeader + "' (got '" + line + "'; use --csv-header no " +
+                         "for a file without one)");
+      if (header != CsvHeader::No && is_header)
+        continue;
+    }
+    if (fields.size() != 4)
+      throw InputError(where + ": expected 4 comma-separated fields " + kHeader + " (got " +
+                       std::to_string(fields.size()) + ")");
+    if (fields[0].empty())
+      throw InputError(where + ": layer: empty name");
+    double fwd_ms = 0, bwd_ms = 0;
+    if (!parse_double(fields[1], fwd_ms))
+      throw InputError(where + ": forward_ms: not a finite number ('" + fields[1] + "')");
+    if (!parse_double(fields[2], bwd_ms))
+      throw InputError(where + ": backward_ms: not a finite number ('" + fields[2] + "')");
+    if (fwd_ms < 0)
+      throw InputError(where + ": forward_ms must be >= 0 (got " + fields[1] + ")");
+    if (bwd_ms < 0)
+      throw InputError(where + ": backward_ms must be >= 0 (got " + fields[2] + ")");
+    std::int64_t bytes = 0;
+    if (!parse_count(fields[3], bytes))
+      throw InputError(where + ": gradient_bytes: not a non-negative integer ('" + fields[3] + "')");
+    names.add(fields[0], where, line_no);
+    auto* layer = w.add_layers();
+    layer->set_name(fields[0]);
+    layer->set_forward_s(fwd_ms / 1e3);
+    layer->set_backward_s(bwd_ms / 1e3);
+    layer->set_gradient_bytes(bytes);
+  }
+  if (w.layers_size() == 0)
+    throw InputError(source + ": no layer lines (expected " + kHeader + " per line)");
+  validate_workload(w, source);
+  return w;
+}
+
+proto::Workload import_astra(const std::string& text, const std::string& source, double cycles_per_s,
+                             const ImportMetadata& meta)
+{
+  if (!std::isfinite(cycles_per_s) || !(cycles_per_s > 0))
+    throw ConfigError("--frequency-hz must be a finite number > 0 (got " + format_double(cycles_per_s) + ")");
+  proto::Workload w = start(meta);
+  NameTable names;
+  std::istringstream in(text);
+  std::string raw;
+  int line_no = 0;
+  std::int64_t declared = -1;
+  int declared_line = 0;
+  bool have_type = false;
+  double update_cycles = 0;
+  while (std::getline(in, raw)) {
+    ++line_no;
+    std::istringstream words(raw);
+    std::vector<std::string> t;
+    for (std::string word; words >> word;)
+      t.push_back(word);
+    if (t.empty())
+      continue;
+    const std::string where = source + ":" + std::to_string(line_no);
+    if (!have_type) {
+      if (t[0] != "DATA")
+        throw InputError(where +
+                         ": only data-parallel ASTRA-sim workloads are supported: the first line must be "
+                         "DATA (got '" +
+                         trim(raw) + "')");
+      if (t.size() != 1)
+        throw InputError(where + ": unexpected text after DATA ('" + trim(raw) + "')");
+      have_type = true;
+      continue;
+    }
+    if (declared < 0) {
+      if (t.size() != 1 || !parse_count(t[0], declared) || declared == 0)
+        throw InputError(where + ": expected the number of layers, an integer > 0 (got '" + trim(raw) + "')");
+      declared_line = line_no;
+      continue;
+    }
+    if (w.layers_size() == declared)
+      throw InputError(where + ": more layer lines than the " + std::to_string(declared) + " declared on line " +
+                       std::to_string(declared_line));
+    if (t.size() != 12)
+      throw InputError(where +
+                       ": expected 12 fields (name, reserved, forward cycles/type/bytes, input-gradient "
+                       "cycles/type/bytes, weight-gradient cycles/type/bytes, update cycles), got " +
+                       std::to_string(t.size()));
+    std::int64_t reserved = 0;
+    if (!parse_int(t[1], reserved))
+      throw InputError(where + ": reserved field: not an integer ('" + t[1] + "')");
+    const char* const field_names[] = {"forward cycles", "input-gradient cycles", "weight-gradient cycles"};
+    std::int64_t cycles[3] = {0, 0, 0};
+    for (int k = 0; k < 3; ++k)
+      if (!parse_count(t[2 + 3 * k], cycles[k]))
+        throw InputError(where + ": " + field_names[k] + ": not a non-negative integer ('" + t[2 + 3 * k] + "')");
+    const char* const comm_names[] = {"forward", "input-gradient", "weight-gradient"};
+    std::int64_t sizes[3] = {0, 0, 0};
+    for (int k = 0; k < 3; ++k) {
+      const std::string& type = t[3 + 3 * k];
+      if (!parse_count(t[4 + 3 * k], sizes[k]))
+        throw InputError(where + ": " + comm_names[k] + " communication size: not a non-negative integer ('" +
+                         t[4 + 3 * k] + "')");
+      const bool allowed = type == "NONE" || (k == 2 && type == "ALLREDUCE");
+      if (!allowed)
+        throw InputError(where + ": " + comm_names[k] + " communication " + type +
+                         " is not data-parallel (allowed: " + (k == 2 ? "ALLREDUCE, NONE" : "NONE") + ")");
+      if (type == "NONE" && sizes[k] != 0)
+        throw InputError(where + ": " + comm_names[k] + " communication NONE with size " + t[4 + 3 * k] +
+                         " (must be 0)");
+    }
+    std::int64_t update = 0;
+    if (!parse_count(t[11], update))
+      throw InputError(where + ": update delay: not a non-negative integer ('" + t[11] + "')");
+    names.add(t[0], where, line_no);
+    auto* layer = w.add_layers();
+    layer->set_name(t[0]);
+    layer->set_forward_s(double(cycles[0]) / cycles_per_s);
+    layer->set_backward_s(double(cycles[1] + cycles[2]) / cycles_per_s);
+    layer->set_gradient_bytes(sizes[2]);
+    update_cycles += double(update);
+  }
+  if (!have_type)
+    throw InputError(source + ": empty file (expected DATA, the number of layers, then one line per layer)");
+  if (declared < 0)
+    throw InputError(source + ": missing the number of layers after DATA");
+  if (w.layers_size() != declared)
+    throw InputError(source + ": declares " + std::to_string(declared) + " layers on line " +
+                     std::to_string(declared_line) + " but has " + std::to_string(w.layers_size()));
+  w.set_update_s(meta.update_s + update_cycles / cycles_per_s);
+  validate_workload(w, source);
+  return w;
+}
+
+} // namespace ddlsim::workload
