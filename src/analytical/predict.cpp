@@ -14,8 +14,13 @@ double predict_allreduce_s(const std::string& algorithm, std::uint64_t bytes, co
     const auto threshold = parse_bytes(algorithm.substr(le + 2, comma - le - 2), "--algorithm " + algorithm);
     return predict_allreduce_s(bytes <= threshold ? algorithm.substr(0, le) : algorithm.substr(comma + 1), bytes, in);
   }
-  if (algorithm == "ring")
-    return ring_allreduce_s(in.ranks, bytes, in.hop, in.costs);
+  if (algorithm == "ring") {
+    const std::uint64_t per_slice = in.chunk_bytes * static_cast<std::uint64_t>(in.ranks);
+    if (in.chunk_bytes == 0 || in.ranks <= 1 || bytes <= per_slice)
+      return ring_allreduce_s(in.ranks, bytes, in.hop, in.costs);
+    const std::uint64_t slices = (bytes + per_slice - 1) / per_slice; // equal slices when they divide M
+    return double(slices) * ring_allreduce_s(in.ranks, bytes / slices, in.hop, in.costs);
+  }
   if (algorithm == "rd")
     return rd_allreduce_s(in.ranks, bytes, in.hop, in.costs);
   if (algorithm == "hd")

@@ -18,7 +18,9 @@ po::options_description aggregation_options(AggregationCli& a)
        "software overhead added before every message (e.g. 32us), to model an MPI or gRPC stack")
       ("reduce-cost", po::value(&a.reduce_cost)->default_value(a.reduce_cost)->value_name("TIME"),
        "reduction time per byte on the reducing host (e.g. 1.5ns)")
-      ("chunk-bytes", po::value(&a.chunk)->default_value(a.chunk)->value_name("SIZE"), "tree: pipelining chunk")
+      ("chunk-bytes", po::value(&a.chunk)->default_value(a.chunk)->value_name("SIZE"),
+       "tree, dbtree: pipelining chunk (0: 1 MiB); ring: largest message, the vector is reduced in slices of "
+       "P x SIZE one after the other, as NCCL does (0: one slice)")
       ("inter-algorithm", po::value(&a.inter_algorithm)->default_value(a.inter_algorithm)->value_name("NAME"),
        "hier: flat algorithm among node leaders (ring, rd, hd, tree)")
       ("servers", po::value(&a.servers)->default_value(a.servers)->value_name("S"), "ps: number of parameter servers")
@@ -38,8 +40,6 @@ collectives::CollectiveOptions resolve(const AggregationCli& a)
   o.msg_overhead_s = parse_seconds(a.msg_overhead, "--msg-overhead");
   o.reduce_s_per_byte = parse_seconds(a.reduce_cost, "--reduce-cost");
   o.chunk_bytes = parse_bytes(a.chunk, "--chunk-bytes");
-  if (o.chunk_bytes == 0)
-    throw ConfigError("--chunk-bytes must be > 0 (got '" + a.chunk + "')");
   o.inter_algorithm = a.inter_algorithm;
   if (a.servers < 1)
     throw ConfigError("--servers must be >= 1 (got " + std::to_string(a.servers) + ")");

@@ -12,6 +12,9 @@ class RingAllreduce final : public Collective {
 public:
   std::string name() const override { return "ring"; }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+
+private:
+  static void ring_steps(Group& group, int self, std::uint64_t bytes);
 };
 
 /** @brief Recursive doubling of the whole vector: log2 P exchanges of M bytes with partner self XOR 2^k

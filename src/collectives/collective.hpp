@@ -34,7 +34,7 @@ inline constexpr int kFlowAboveRanks = 64;
 struct CollectiveOptions {
   double msg_overhead_s = 0;         ///< software overhead added before every message is sent, seconds
   double reduce_s_per_byte = 0;      ///< reduction cost on the reducing host, seconds per byte (host alone)
-  std::uint64_t chunk_bytes = 0;     ///< tree pipelining chunk; 0: 1 MiB
+  std::uint64_t chunk_bytes = 0;     ///< pipelining chunk; 0: the algorithm's default (tree 1 MiB, ring none)
   std::string inter_algorithm = "ring"; ///< hier: flat algorithm among node leaders
   int ps_servers = 1;                ///< ps: number of servers
   std::vector<std::string> ps_hosts; ///< ps: server hosts; empty: co-located on ranks 0..S-1

@@ -13,6 +13,15 @@ void RingAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
   const int right = (self + 1) % p;
   const int left = (self + p - 1) % p;
   auto mod = [p](int x) { return ((x % p) + p) % p; };
+  const std::uint64_t chunk = g.options().chunk_bytes;
+  if (chunk > 0 && !g.flow_level() && bytes > chunk * static_cast<std::uint64_t>(p)) {
+    // Slices of at most P x chunk bytes, each a whole ring allreduce, one after the other.
+    const std::uint64_t per_slice = chunk * static_cast<std::uint64_t>(p);
+    const int slices = static_cast<int>((bytes + per_slice - 1) / per_slice);
+    for (int i = 0; i < slices; ++i)
+      ring_steps(g, self, chunk_bytes(bytes, slices, i));
+    return;
+  }
   if (g.flow_level()) {
     // One flow carrying every chunk this member sends (all but chunks self+1 and self+2), plus the other
     // 2P-3 steps' latencies and overheads at the slowest ring hop, plus the P-1 reductions.
@@ -23,6 +32,15 @@ void RingAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
     g.send_recv(self, right, sent, left);
     return;
   }
+  ring_steps(g, self, bytes);
+}
+
+void RingAllreduce::ring_steps(Group& g, int self, std::uint64_t bytes)
+{
+  const int p = g.size();
+  const int right = (self + 1) % p;
+  const int left = (self + p - 1) % p;
+  auto mod = [p](int x) { return ((x % p) + p) % p; };
   for (int s = 0; s < p - 1; ++s) { // reduce-scatter: add the received chunk to our own
     g.send_recv(self, right, chunk_bytes(bytes, p, mod(self - s)), left);
     g.reduce(self, chunk_bytes(bytes, p, mod(self - s - 1)));

@@ -208,3 +208,31 @@ TEST_CASE("double binary tree, P = 8: between one tree with half the data at ful
     CHECK(pt.rank_bytes_sent == 2 * 7 * pt.bytes); // two trees, each 2(P-1) x M/2
   }
 }
+
+TEST_CASE("ring in slices of P x chunk bytes, P = 4, 48 MiB in 1 MiB messages: 12 ring allreduces back to back")
+{
+  collectives::CollectiveOptions o;
+  o.chunk_bytes = 1 << 20;
+  const auto out = sweep("ring", 4, {48 << 20}, o);
+  const double expected = 12 * analytical::ring_allreduce_s(4, 4 << 20, kHop);
+  CHECK(test::relative_error(out.points[0].time_s, expected) < 1e-9);
+  CHECK(out.points[0].rank_bytes_sent == 2 * 3 * (48ULL << 20)); // slicing moves the same bytes
+}
+
+TEST_CASE("parameter server, 1 dedicated server, P = 2: the same linear closed form")
+{
+  collectives::CollectiveOptions o;
+  o.ps_hosts = {"srv0"};
+  const std::uint64_t m = 8 << 20;
+  const auto out = sweep("ps", 2, {m}, o, 1);
+  CHECK(test::relative_error(out.points[0].time_s, 2 * (1e-6 + 2.0 * m / kBandwidth)) < 1e-9);
+}
+
+TEST_CASE("parameter server, 1 dedicated server, P = 16: the same linear closed form")
+{
+  collectives::CollectiveOptions o;
+  o.ps_hosts = {"srv0"};
+  const std::uint64_t m = 8 << 20;
+  const auto out = sweep("ps", 16, {m}, o, 1);
+  CHECK(test::relative_error(out.points[0].time_s, 2 * (1e-6 + 16.0 * m / kBandwidth)) < 1e-9);
+}
