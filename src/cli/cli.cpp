@@ -22,6 +22,7 @@ Usage: ddlsim <command> [options]
 Commands:
   run        simulate S-SGD iterations of a workload on a platform and report time, throughput, scaling
   workload   generate a layer-wise workload file from the model zoo and a calibration point
+  platform   generate a cluster platform file (nodes x GPUs over PCIe/NVLink, Ethernet/InfiniBand)
 
 Run 'ddlsim <command> --help' for a command's options.
 )";
@@ -69,8 +70,10 @@ void dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostr
     run_command(rest, out, err);
   } else if (command == "workload") {
     workload_command(rest, out);
+  } else if (command == "platform") {
+    platform_command(rest, out);
   } else {
-    throw ConfigError("unknown command '" + command + "' (commands: run, workload; try 'ddlsim --help')");
+    throw ConfigError("unknown command '" + command + "' (commands: run, workload, platform; try 'ddlsim --help')");
   }
 }
 

@@ -4,6 +4,7 @@
 #include "collectives/collective.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
+#include "platform/cluster_builder.hpp"
 #include "platform/gpu_catalog.hpp"
 #include "platform/gpu_hosts.hpp"
 
@@ -195,7 +196,7 @@ SimulationOutput simulate(const SimulationInput& input)
     throw Error("internal: SimGrid allows one simulation per process");
   if (input.iterations == 0)
     throw ConfigError("--iterations must be >= 1 (got 0)");
-  if (!readable_file(input.platform_file))
+  if (!input.cluster && !readable_file(input.platform_file))
     throw InputError(input.platform_file + ": cannot open platform file");
   const double ref_speed = reference_speed(input.workload, "workload");
   auto collective = collectives::make_collective(input.algorithm);
@@ -220,10 +221,14 @@ SimulationOutput simulate(const SimulationInput& input)
   out.simgrid_cfg = default_simgrid_config();
   out.simgrid_cfg.insert(out.simgrid_cfg.end(), input.simgrid_cfg.begin(), input.simgrid_cfg.end());
 
-  try {
-    engine.load_platform(input.platform_file);
-  } catch (const std::exception& e) {
-    throw InputError(input.platform_file + ": invalid platform: " + e.what());
+  if (input.cluster) {
+    platform::build_cluster(*input.cluster); // validated by the caller; no file to read
+  } else {
+    try {
+      engine.load_platform(input.platform_file);
+    } catch (const std::exception& e) {
+      throw InputError(input.platform_file + ": invalid platform: " + e.what());
+    }
   }
 
   const auto gpus = platform::find_gpu_hosts(engine.get_all_hosts(), input.platform_file);

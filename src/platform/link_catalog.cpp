@@ -30,6 +30,9 @@ const std::vector<LinkClass>& link_catalog()
   static const std::vector<LinkClass> catalog = {
       make("pcie3-x16", "pcie", 15.754e9,
            "theoretical: 8 GT/s x 16 lanes x 128/130 encoding / 8 bits (no measured figure in the shared data)"),
+      make("pcie4-x16", "pcie", 31.508e9,
+           "theoretical: 16 GT/s x 16 lanes x 128/130 encoding / 8 bits (A100 hosts; no measured figure in the "
+           "shared data)"),
       make("nvlink1", "nvlink", 18.3e9,
            std::string("measured: P100-SXM2 pair joined by 1 NVLink 1.0 link, 18.3 GB/s one-way (") + kShared +
                ", row 'P100-SXM2 pair, 2 NVLink 1.0 links / 1 link', Dell C4130 whitepaper, "

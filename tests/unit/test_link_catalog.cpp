@@ -10,6 +10,7 @@ using platform::link_by_name;
 TEST_CASE("link catalogue: bandwidths are the cited or theoretical figures")
 {
   CHECK(link_by_name("pcie3-x16").bandwidth_bytes_per_s == Approx(8e9 * 16 * 128.0 / 130.0 / 8).epsilon(1e-4));
+  CHECK(link_by_name("pcie4-x16").bandwidth_bytes_per_s == Approx(16e9 * 16 * 128.0 / 130.0 / 8).epsilon(1e-4));
   CHECK(link_by_name("nvlink1").bandwidth_bytes_per_s == 18.3e9);
   CHECK(link_by_name("nvlink2").bandwidth_bytes_per_s * 2 == 47.9e9);
   CHECK(link_by_name("nvlink3").bandwidth_bytes_per_s == 600e9 / 12 / 2);
@@ -24,6 +25,7 @@ TEST_CASE("link catalogue: latencies reproduce NCCL's per-hop figures over the r
 {
   const auto& pcie = link_by_name("pcie3-x16");
   CHECK(pcie.latency_s == Approx(2.85e-6).epsilon(1e-12));
+  CHECK(link_by_name("pcie4-x16").latency_s == pcie.latency_s);
   CHECK(2 * pcie.latency_s == Approx(5.7e-6).epsilon(1e-12));
   for (const char* name : {"nvlink1", "nvlink2", "nvlink3"}) {
     INFO(name);
@@ -52,7 +54,7 @@ TEST_CASE("link catalogue: every class says where its bandwidth comes from")
 
 TEST_CASE("link catalogue: an unknown class is rejected with the known names")
 {
-  CHECK_THROWS_WITH(link_by_name("ib400"), "unknown link class 'ib400' (known: pcie3-x16, nvlink1, nvlink2, nvlink3, "
+  CHECK_THROWS_WITH(link_by_name("ib400"), "unknown link class 'ib400' (known: pcie3-x16, pcie4-x16, nvlink1, nvlink2, nvlink3, "
                                            "10gbe, 25gbe, ib56, ib100, ib200)");
   CHECK_THROWS_AS(link_by_name("ib400"), ConfigError);
 }
