@@ -33,10 +33,10 @@ Topology:    star      one non-blocking switch
 
 } // namespace
 
-void platform_command(const std::vector<std::string>& args, std::ostream& out)
-{
+void platform_command(const std::vector<std::string>& args, std::ostream& out) {
   PlatformOptions o;
   po::options_description cluster("Cluster");
+  // clang-format off
   cluster.add_options()
       ("nodes", po::value(&o.spec.nodes)->required()->value_name("N"), "servers (>= 1)")
       ("gpus-per-node", po::value(&o.spec.gpus_per_node)->required()->value_name("G"), "GPU hosts per server (>= 1)")
@@ -52,6 +52,7 @@ void platform_command(const std::vector<std::string>& args, std::ostream& out)
       ("output,o", po::value(&o.output)->required()->value_name("FILE.xml"), "platform file to write")
       ("help,h", "show this help")
       ("version", "show the version");
+  // clang-format on
   po::options_description all;
   all.add(cluster).add(output);
   if (!parse_options(args, all, kPlatformUsage, out, "platform"))

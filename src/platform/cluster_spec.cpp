@@ -19,25 +19,22 @@ const std::vector<std::string> kIntra = {"pcie", "nvlink", "nvswitch"};
 const std::vector<std::string> kInter = {"10gbe", "25gbe", "ib56", "ib100", "ib200"};
 const std::vector<std::string> kTopologies = {"star", "fat-tree"};
 
-std::string join(const std::vector<std::string>& items, const char* sep = ", ")
-{
+std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
   std::string out;
   for (const auto& i : items)
     out += (out.empty() ? "" : sep) + i;
   return out;
 }
 
-bool contains(const std::vector<std::string>& items, const std::string& x)
-{
+bool contains(const std::vector<std::string>& items, const std::string& x) {
   return std::find(items.begin(), items.end(), x) != items.end();
 }
 
 /** NVLink 2.0 links between the GPUs of a DGX-1 (V100), upper triangle: count[a][b] for a < b. */
-int dgx1_v100_links(int a, int b)
-{
-  static const int count[8][8] = {
-      {0, 1, 1, 2, 2, 0, 0, 0}, {0, 0, 2, 1, 0, 2, 0, 0}, {0, 0, 0, 2, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 0, 0, 1},
-      {0, 0, 0, 0, 0, 1, 1, 2}, {0, 0, 0, 0, 0, 0, 2, 1}, {0, 0, 0, 0, 0, 0, 0, 2}, {0, 0, 0, 0, 0, 0, 0, 0}};
+int dgx1_v100_links(int a, int b) {
+  static const int count[8][8] = {{0, 1, 1, 2, 2, 0, 0, 0}, {0, 0, 2, 1, 0, 2, 0, 0}, {0, 0, 0, 2, 0, 0, 1, 0},
+                                  {0, 0, 0, 0, 0, 0, 0, 1}, {0, 0, 0, 0, 0, 1, 1, 2}, {0, 0, 0, 0, 0, 0, 2, 1},
+                                  {0, 0, 0, 0, 0, 0, 0, 2}, {0, 0, 0, 0, 0, 0, 0, 0}};
   return a < b ? count[a][b] : count[b][a];
 }
 
@@ -48,8 +45,7 @@ struct PcieTree {
   std::vector<int> edge = {-1};
   std::vector<int> depth = {0};
 
-  int add(int parent_vertex, int link)
-  {
+  int add(int parent_vertex, int link) {
     parent.push_back(parent_vertex);
     edge.push_back(link);
     depth.push_back(depth[parent_vertex] + 1);
@@ -57,8 +53,7 @@ struct PcieTree {
   }
 
   /** Links from vertex a to vertex b: up from a to their lowest common ancestor, then down to b. */
-  std::vector<LayoutHop> path(int a, int b) const
-  {
+  std::vector<LayoutHop> path(int a, int b) const {
     std::vector<LayoutHop> up, down;
     while (a != b) {
       if (depth[a] >= depth[b]) {
@@ -76,13 +71,20 @@ struct PcieTree {
 
 } // namespace
 
-std::string node_name(int node) { return "node" + std::to_string(node); }
-std::string gpu_host_name(int node, int gpu) { return node_name(node) + "-gpu" + std::to_string(gpu); }
-std::string cpu_host_name(int node) { return node_name(node) + "-cpu"; }
-std::string gateway_name(int node) { return node_name(node) + "-gw"; }
+std::string node_name(int node) {
+  return "node" + std::to_string(node);
+}
+std::string gpu_host_name(int node, int gpu) {
+  return node_name(node) + "-gpu" + std::to_string(gpu);
+}
+std::string cpu_host_name(int node) {
+  return node_name(node) + "-cpu";
+}
+std::string gateway_name(int node) {
+  return node_name(node) + "-gw";
+}
 
-void validate(const ClusterSpec& s, SpecNaming naming)
-{
+void validate(const ClusterSpec& s, SpecNaming naming) {
   const bool opt = naming == SpecNaming::Options;
   const std::string head = opt ? "" : "--cluster: ";
   auto key = [&](const std::string& k) { return (opt ? "--" : "") + k; };
@@ -139,10 +141,10 @@ void validate(const ClusterSpec& s, SpecNaming naming)
   }
 }
 
-ClusterSpec parse_cluster_string(const std::string& text)
-{
-  const std::vector<std::string> keys = {"nodes",    "gpus-per-node",  "gpu",           "intra", "inter",
-                                         "nics-per-node", "topology", "nodes-per-leaf", "oversubscription"};
+ClusterSpec parse_cluster_string(const std::string& text) {
+  const std::vector<std::string> keys = {"nodes",    "gpus-per-node",  "gpu",
+                                         "intra",    "inter",          "nics-per-node",
+                                         "topology", "nodes-per-leaf", "oversubscription"};
   const std::vector<std::string> required = {"nodes", "gpus-per-node", "gpu", "intra", "inter"};
   std::map<std::string, std::string> values;
   for (const auto& item : split(text, ',')) {
@@ -191,24 +193,21 @@ ClusterSpec parse_cluster_string(const std::string& text)
   return s;
 }
 
-std::string to_cluster_string(const ClusterSpec& s)
-{
+std::string to_cluster_string(const ClusterSpec& s) {
   std::string out = "nodes=" + std::to_string(s.nodes) + ",gpus-per-node=" + std::to_string(s.gpus_per_node) +
                     ",gpu=" + s.gpu + ",intra=" + s.intra + ",inter=" + s.inter +
                     ",nics-per-node=" + std::to_string(s.nics_per_node) + ",topology=" + s.topology;
   if (s.topology == "fat-tree")
-    out += ",nodes-per-leaf=" + std::to_string(s.nodes_per_leaf) + ",oversubscription=" +
-           format_double(s.oversubscription);
+    out += ",nodes-per-leaf=" + std::to_string(s.nodes_per_leaf) +
+           ",oversubscription=" + format_double(s.oversubscription);
   return out;
 }
 
-double leaf_uplink_bandwidth(const ClusterSpec& s)
-{
+double leaf_uplink_bandwidth(const ClusterSpec& s) {
   return s.nodes_per_leaf * s.nics_per_node * link_by_name(s.inter).bandwidth_bytes_per_s / s.oversubscription;
 }
 
-NodeLayout build_node_layout(const ClusterSpec& s)
-{
+NodeLayout build_node_layout(const ClusterSpec& s) {
   const int g = s.gpus_per_node;
   // A100 is a PCIe 4.0 device; the older GPUs are PCIe 3.0.
   const LinkClass& pcie = link_by_name(s.gpu == "A100-SXM4-40GB" ? "pcie4-x16" : "pcie3-x16");
@@ -261,7 +260,8 @@ NodeLayout build_node_layout(const ClusterSpec& s)
   } else if (s.intra == "pcie") {
     for (int i = 0; i < g; ++i)
       gpu_vertex[i] = tree.add(0, add_pcie("gpu" + std::to_string(i) + "-pcie", pcie.latency_s));
-    pcie_text = "every GPU has its own " + pcie.name + " link (gpuI-pcie, 2.85 us) to the node's PCIe fabric (switch "
+    pcie_text = "every GPU has its own " + pcie.name +
+                " link (gpuI-pcie, 2.85 us) to the node's PCIe fabric (switch "
                 "and socket limits not modelled); NICs and the CPU host sit on that fabric.";
   } else {
     const int switches = (g + 1) / 2;
@@ -300,7 +300,7 @@ NodeLayout build_node_layout(const ClusterSpec& s)
         const int n = s.gpu == "V100-SXM2" ? dgx1_v100_links(a, b) : (dgx1_v100_links(a, b) > 0 ? 1 : 0);
         if (n > 0)
           nvlink[a][b] = nvlink[b][a] = add_link("nvlink" + std::to_string(a) + "-" + std::to_string(b), nv.name,
-                                                  n * nv.bandwidth_bytes_per_s, nv.route_latency_s);
+                                                 n * nv.bandwidth_bytes_per_s, nv.route_latency_s);
       }
     gpu_text = "GPUs joined by NVLink in the DGX-1 hybrid cube-mesh (" +
                std::string(s.gpu == "V100-SXM2" ? "V100: 6 NVLink 2.0 links per GPU, pairs joined by one or two"
@@ -313,8 +313,8 @@ NodeLayout build_node_layout(const ClusterSpec& s)
     const LinkClass& nv = link_by_name(v100 ? "nvlink2" : "nvlink3");
     const int links = v100 ? 6 : 12;
     for (int i = 0; i < g; ++i)
-      nvswitch[i] = add_link("gpu" + std::to_string(i) + "-nvswitch", nv.name, links * nv.bandwidth_bytes_per_s,
-                             nv.latency_s);
+      nvswitch[i] =
+          add_link("gpu" + std::to_string(i) + "-nvswitch", nv.name, links * nv.bandwidth_bytes_per_s, nv.latency_s);
     gpu_text = "GPUs joined by NVSwitch: each GPU's " + std::to_string(links) + " " + nv.name +
                " links are one split-duplex link gpuI-nvswitch of their summed bandwidth (1.7 us) to a non-blocking "
                "switch.";
@@ -349,8 +349,8 @@ NodeLayout build_node_layout(const ClusterSpec& s)
   }
   layout.routes[layout.cpu()][layout.gateway()] = to_network(0, 0);
 
-  layout.description = gpu_text + " " + pcie_text + " " + std::to_string(s.nics_per_node) + " " + nic.name +
-                       " NIC" + (s.nics_per_node > 1 ? "s" : "") + " per node (nicK, " + format_double(nic.latency_s * 1e6) +
+  layout.description = gpu_text + " " + pcie_text + " " + std::to_string(s.nics_per_node) + " " + nic.name + " NIC" +
+                       (s.nics_per_node > 1 ? "s" : "") + " per node (nicK, " + format_double(nic.latency_s * 1e6) +
                        " us), GPU i using NIC i / " + std::to_string(per_nic) +
                        ". The CPU host's own memory and root-complex bandwidth are not modelled.";
   return layout;

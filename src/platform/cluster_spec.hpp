@@ -37,14 +37,14 @@ std::string to_cluster_string(const ClusterSpec& spec);
 /** @brief A split-duplex link of a node (its name without the "nodeN-" prefix). */
 struct LayoutLink {
   std::string name;
-  std::string link_class;        ///< link catalogue name, or "qpi" / "switch-uplink" for the extra PCIe pieces
+  std::string link_class; ///< link catalogue name, or "qpi" / "switch-uplink" for the extra PCIe pieces
   double bandwidth_bytes_per_s = 0;
   double latency_s = 0;
 };
 
 /** @brief One link crossed by a route, in its direction (up = from the first endpoint's side). */
 struct LayoutHop {
-  int link = 0;                  ///< index into NodeLayout::links
+  int link = 0; ///< index into NodeLayout::links
   bool up = true;
 };
 
@@ -55,7 +55,7 @@ struct NodeLayout {
   int gpus = 0;
   std::vector<LayoutLink> links;
   std::vector<std::vector<std::vector<LayoutHop>>> routes;
-  std::string description;       ///< one paragraph: what is modelled and how (goes into the XML comment)
+  std::string description; ///< one paragraph: what is modelled and how (goes into the XML comment)
 
   int cpu() const { return gpus; }
   int gateway() const { return gpus + 1; }

@@ -8,8 +8,7 @@ namespace {
 
 const char* const kShared = "../shared/data/interconnects/README.md";
 
-LinkClass make(const std::string& name, const std::string& medium, double bandwidth, const std::string& source)
-{
+LinkClass make(const std::string& name, const std::string& medium, double bandwidth, const std::string& source) {
   LinkClass c;
   c.name = name;
   c.medium = medium;
@@ -25,8 +24,7 @@ LinkClass make(const std::string& name, const std::string& medium, double bandwi
 
 } // namespace
 
-const std::vector<LinkClass>& link_catalog()
-{
+const std::vector<LinkClass>& link_catalog() {
   static const std::vector<LinkClass> catalog = {
       make("pcie3-x16", "pcie", 15.754e9,
            "theoretical: 8 GT/s x 16 lanes x 128/130 encoding / 8 bits (no measured figure in the shared data)"),
@@ -61,16 +59,14 @@ const std::vector<LinkClass>& link_catalog()
   return catalog;
 }
 
-const LinkClass& link_by_name(const std::string& name)
-{
+const LinkClass& link_by_name(const std::string& name) {
   for (const auto& c : link_catalog())
     if (c.name == name)
       return c;
   throw ConfigError("unknown link class '" + name + "' (known: " + known_links() + ")");
 }
 
-std::string known_links()
-{
+std::string known_links() {
   std::string out;
   for (const auto& c : link_catalog())
     out += (out.empty() ? "" : ", ") + c.name;

@@ -15,12 +15,12 @@ namespace ddlsim::platform {
  *  links, so a NIC link carries (9.6 - 5.7) / 2 = 1.95 us. Where a pair of GPUs is joined by one direct link
  *  (NVLink in a DGX-1) that link carries the whole route_latency_s. */
 struct LinkClass {
-  std::string name;                ///< catalogue key: pcie3-x16, nvlink1, ..., ib200
-  std::string medium;              ///< "pcie", "nvlink" or "network": which NCCL per-hop latency applies
+  std::string name;                 ///< catalogue key: pcie3-x16, nvlink1, ..., ib200
+  std::string medium;               ///< "pcie", "nvlink" or "network": which NCCL per-hop latency applies
   double bandwidth_bytes_per_s = 0; ///< one direction
-  double latency_s = 0;            ///< per link, for the two-links-per-route layout (see above)
-  double route_latency_s = 0;      ///< NCCL's per-hop latency of the medium: what a GPU-to-GPU route costs
-  std::string bandwidth_source;    ///< measured (with the row cited) or "theoretical" (with the derivation)
+  double latency_s = 0;             ///< per link, for the two-links-per-route layout (see above)
+  double route_latency_s = 0;       ///< NCCL's per-hop latency of the medium: what a GPU-to-GPU route costs
+  std::string bandwidth_source;     ///< measured (with the row cited) or "theoretical" (with the derivation)
 };
 
 /** @brief Every catalogued link class. */

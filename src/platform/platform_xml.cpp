@@ -13,17 +13,19 @@
 namespace ddlsim::platform {
 namespace {
 
-std::string bandwidth(double bytes_per_s) { return format_number(bytes_per_s / 1e9) + "GBps"; }
-std::string latency(double s) { return format_number(s * 1e6) + "us"; }
+std::string bandwidth(double bytes_per_s) {
+  return format_number(bytes_per_s / 1e9) + "GBps";
+}
+std::string latency(double s) {
+  return format_number(s * 1e6) + "us";
+}
 
-void link(std::ostringstream& x, const std::string& indent, const std::string& id, double bw, double lat)
-{
+void link(std::ostringstream& x, const std::string& indent, const std::string& id, double bw, double lat) {
   x << indent << "<link id=\"" << id << "\" bandwidth=\"" << bandwidth(bw) << "\" latency=\"" << latency(lat)
     << "\" sharing_policy=\"SPLITDUPLEX\"/>\n";
 }
 
-std::string diagram(const ClusterSpec& s)
-{
+std::string diagram(const ClusterSpec& s) {
   std::ostringstream d;
   const std::string gpus = "gpu0 .. gpu" + std::to_string(s.gpus_per_node - 1);
   d << "     node0 (every node alike)\n";
@@ -52,15 +54,13 @@ std::string diagram(const ClusterSpec& s)
 
 } // namespace
 
-std::string format_number(double value)
-{
+std::string format_number(double value) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.12g", value);
   return buf;
 }
 
-std::string platform_xml(const ClusterSpec& s)
-{
+std::string platform_xml(const ClusterSpec& s) {
   const NodeLayout layout = build_node_layout(s);
   const GpuSpec& gpu = gpu_by_name(s.gpu);
   const LinkClass& pcie = link_by_name("pcie3-x16");
@@ -144,8 +144,7 @@ std::string platform_xml(const ClusterSpec& s)
   return x.str();
 }
 
-void write_platform_xml(const ClusterSpec& spec, const std::string& path)
-{
+void write_platform_xml(const ClusterSpec& spec, const std::string& path) {
   const std::string text = platform_xml(spec);
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   if (!file)
