@@ -44,12 +44,23 @@ struct PcieTree {
   std::vector<int> parent = {-1};
   std::vector<int> edge = {-1};
   std::vector<int> depth = {0};
+  std::vector<std::string> label = {"socket 0 (CPU host)"};
 
-  int add(int parent_vertex, int link) {
+  int add(int parent_vertex, int link, const std::string& what) {
     parent.push_back(parent_vertex);
     edge.push_back(link);
     depth.push_back(depth[parent_vertex] + 1);
+    label.push_back(what);
     return static_cast<int>(parent.size()) - 1;
+  }
+
+  /** One line per vertex, children indented under their parent: "link-to-parent: device". */
+  void draw(const std::vector<LayoutLink>& links, int vertex, const std::string& indent, std::string& out) const {
+    out += indent + (vertex == 0 ? "" : links[edge[vertex]].name + ": ") + label[vertex] + "\n";
+    for (int pass = 0; pass < 2; ++pass) // sockets last
+      for (std::size_t c = 0; c < parent.size(); ++c)
+        if (parent[c] == vertex && (label[c].rfind("socket", 0) == 0) == (pass == 1))
+          draw(links, static_cast<int>(c), indent + "  ", out);
   }
 
   /** Links from vertex a to vertex b: up from a to their lowest common ancestor, then down to b. */
@@ -232,7 +243,7 @@ NodeLayout build_node_layout(const ClusterSpec& s) {
   auto add_sockets = [&](bool two) {
     std::vector<int> sockets = {0};
     if (two)
-      sockets.push_back(tree.add(0, add_link("qpi", "qpi", kQpiBandwidth_bytes_per_s, 0)));
+      sockets.push_back(tree.add(0, add_link("qpi", "qpi", kQpiBandwidth_bytes_per_s, 0), "socket 1"));
     return sockets;
   };
   if (s.intra == "pcie" && s.gpu == "K80") {
@@ -241,14 +252,15 @@ NodeLayout build_node_layout(const ClusterSpec& s) {
     const auto sockets = add_sockets(two);
     std::vector<int> sw;
     for (std::size_t k = 0; k < sockets.size(); ++k)
-      sw.push_back(tree.add(sockets[k], add_pcie("sw" + std::to_string(k) + "-pcie", 0)));
+      sw.push_back(tree.add(sockets[k], add_pcie("sw" + std::to_string(k) + "-pcie", 0), "PCIe switch"));
     std::vector<int> board(boards);
     for (int b = 0; b < boards; ++b) {
       const int k = b / (boards / static_cast<int>(sockets.size()));
-      board[b] = tree.add(sw[k], add_pcie("board" + std::to_string(b) + "-pcie", 0));
+      board[b] = tree.add(sw[k], add_pcie("board" + std::to_string(b) + "-pcie", 0), "K80 board (PCIe switch)");
     }
     for (int i = 0; i < g; ++i) {
-      gpu_vertex[i] = tree.add(board[i / 2], add_pcie("gpu" + std::to_string(i) + "-pcie", pcie.latency_s));
+      gpu_vertex[i] = tree.add(board[i / 2], add_pcie("gpu" + std::to_string(i) + "-pcie", pcie.latency_s),
+                               "gpu" + std::to_string(i) + " (GK210)");
       socket_of_gpu[i] = (i / 2) / (boards / static_cast<int>(sockets.size()));
       attach_of_gpu[i] = sockets[socket_of_gpu[i]];
     }
@@ -259,7 +271,8 @@ NodeLayout build_node_layout(const ClusterSpec& s) {
                 ". NICs hang off the CPU socket of the first GPU they serve; the CPU host sits at socket 0.";
   } else if (s.intra == "pcie") {
     for (int i = 0; i < g; ++i)
-      gpu_vertex[i] = tree.add(0, add_pcie("gpu" + std::to_string(i) + "-pcie", pcie.latency_s));
+      gpu_vertex[i] =
+          tree.add(0, add_pcie("gpu" + std::to_string(i) + "-pcie", pcie.latency_s), "gpu" + std::to_string(i));
     pcie_text = "every GPU has its own " + pcie.name +
                 " link (gpuI-pcie, 2.85 us) to the node's PCIe fabric (switch "
                 "and socket limits not modelled); NICs and the CPU host sit on that fabric.";
@@ -270,9 +283,10 @@ NodeLayout build_node_layout(const ClusterSpec& s) {
     std::vector<int> sw(switches);
     for (int k = 0; k < switches; ++k)
       sw[k] = tree.add(sockets[k / (switches / static_cast<int>(sockets.size()))],
-                       add_pcie("sw" + std::to_string(k) + "-pcie", 0));
+                       add_pcie("sw" + std::to_string(k) + "-pcie", 0), "PCIe switch");
     for (int i = 0; i < g; ++i) {
-      gpu_vertex[i] = tree.add(sw[i / 2], add_pcie("gpu" + std::to_string(i) + "-pcie", pcie.latency_s));
+      gpu_vertex[i] =
+          tree.add(sw[i / 2], add_pcie("gpu" + std::to_string(i) + "-pcie", pcie.latency_s), "gpu" + std::to_string(i));
       attach_of_gpu[i] = sw[i / 2];
     }
     pcie_text = "PCIe as in a DGX-1: two GPUs per PCIe switch, each on its own " + pcie.name +
@@ -287,6 +301,7 @@ NodeLayout build_node_layout(const ClusterSpec& s) {
   for (int k = 0; k < s.nics_per_node; ++k) {
     nic_link[k] = add_link("nic" + std::to_string(k), nic.name, nic.bandwidth_bytes_per_s, nic.latency_s);
     nic_vertex[k] = attach_of_gpu[k * per_nic];
+    tree.label[nic_vertex[k]] += ", nic" + std::to_string(k);
   }
 
   // --- GPU-to-GPU links other than PCIe.
@@ -349,6 +364,20 @@ NodeLayout build_node_layout(const ClusterSpec& s) {
   }
   layout.routes[layout.cpu()][layout.gateway()] = to_network(0, 0);
 
+  layout.diagram = "PCIe tree (each line: its link to the line above, then the device):\n";
+  tree.draw(layout.links, 0, "  ", layout.diagram);
+  if (s.intra == "nvlink") {
+    layout.diagram += "NVLink (links per pair):\n";
+    for (int a = 0; a < g; ++a) {
+      std::string line = "  gpu" + std::to_string(a) + ":";
+      for (int b = 0; b < g; ++b)
+        if (nvlink[a][b] >= 0)
+          line += " gpu" + std::to_string(b) + " x" + std::to_string(s.gpu == "V100-SXM2" ? dgx1_v100_links(a, b) : 1);
+      layout.diagram += line + "\n";
+    }
+  } else if (s.intra == "nvswitch") {
+    layout.diagram += "NVSwitch: gpuI-nvswitch from every GPU to one non-blocking switch\n";
+  }
   layout.description = gpu_text + " " + pcie_text + " " + std::to_string(s.nics_per_node) + " " + nic.name + " NIC" +
                        (s.nics_per_node > 1 ? "s" : "") + " per node (nicK, " + format_double(nic.latency_s * 1e6) +
                        " us), GPU i using NIC i / " + std::to_string(per_nic) +

@@ -56,6 +56,7 @@ struct NodeLayout {
   std::vector<LayoutLink> links;
   std::vector<std::vector<std::vector<LayoutHop>>> routes;
   std::string description; ///< one paragraph: what is modelled and how (goes into the XML comment)
+  std::string diagram;     ///< text drawing of the PCIe tree and the NVLink/NVSwitch links, one item per line
 
   int cpu() const { return gpus; }
   int gateway() const { return gpus + 1; }
