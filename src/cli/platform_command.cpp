@@ -24,7 +24,7 @@ platforms/README.md). The file holds one route per node pair, so it grows as N^2
 the same description to `ddlsim run --cluster "nodes=N,gpus-per-node=G,gpu=NAME,intra=...,inter=..."`,
 which builds the cluster in memory.
 
-Intra-node:  pcie      every GPU on its own PCIe 3.0 x16 link (K80: two GK210 per board share the board's link,
+Intra-node:  pcie      every GPU on its own PCIe x16 link, 3.0 (4.0 for A100) (K80: two GK210 per board share a link,
                        boards behind one PCIe switch per CPU socket)
              nvlink    the DGX-1 hybrid cube-mesh (8 x P100-SXM2 or V100-SXM2)
              nvswitch  every GPU's NVLinks to one non-blocking switch (V100-SXM2: 6 links, A100: 12)
