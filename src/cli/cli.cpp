@@ -23,6 +23,7 @@ Commands:
   run        simulate S-SGD iterations of a workload on a platform and report time, throughput, scaling
   collective time one allreduce algorithm over a range of message sizes (like nccl-tests / OSU)
   workload   generate a layer-wise workload file from the model zoo and a calibration point
+  platform   generate a cluster platform file (nodes x GPUs over PCIe/NVLink, Ethernet/InfiniBand)
 
 Run 'ddlsim <command> --help' for a command's options.
 )";
@@ -75,8 +76,10 @@ void dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostr
     collective_command(rest, out, err);
   } else if (command == "workload") {
     workload_command(rest, out);
+  } else if (command == "platform") {
+    platform_command(rest, out);
   } else {
-    throw ConfigError("unknown command '" + command + "' (commands: run, collective, workload; try 'ddlsim --help')");
+    throw ConfigError("unknown command '" + command + "' (commands: run, collective, workload, platform; try 'ddlsim --help')");
   }
 }
 

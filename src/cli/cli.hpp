@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cli/aggregation_options.hpp"
+#include "platform/cluster_spec.hpp"
 
 #include <ostream>
 #include <string>
@@ -11,7 +12,8 @@ namespace ddlsim::cli {
 
 /** @brief Options of `ddlsim run`; defaults are the documented ones. */
 struct RunOptions {
-  std::string platform;                ///< SimGrid platform XML (required)
+  std::string platform;                ///< SimGrid platform XML (this or `cluster` is required)
+  std::string cluster;                 ///< inline cluster description built in memory (see `ddlsim platform`)
   std::string workload;                ///< workload .textproto or .json (required)
   int ranks = 0;                       ///< GPUs to use; 0 means every GPU host
   std::string hosts;                   ///< explicit comma-separated rank -> host list
@@ -38,6 +40,12 @@ struct WorkloadOptions {
   std::string output;              ///< file to write (.textproto or .json); empty: stdout as text format
 };
 
+/** @brief Options of `ddlsim platform`: the cluster description and the file to write. */
+struct PlatformOptions {
+  platform::ClusterSpec spec; ///< nodes, GPUs, links, topology (defaults: 1 NIC per node, star)
+  std::string output;         ///< platform XML to write (required)
+};
+
 /** @brief Runs the command line (argv without the program name). Throws ConfigError for usage errors and
  *  the library's errors for bad inputs; prints results on `out`, progress on `err`. */
 void dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
@@ -45,6 +53,7 @@ void dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostr
 void run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 void workload_command(const std::vector<std::string>& args, std::ostream& out);
 void collective_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+void platform_command(const std::vector<std::string>& args, std::ostream& out);
 
 /** @brief "ddlsim 0.1.0 (SimGrid 3.32.0)". */
 std::string version_string();

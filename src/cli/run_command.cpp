@@ -7,6 +7,7 @@
 #include "common/json.hpp"
 #include "common/strings.hpp"
 #include "engine/simulation.hpp"
+#include "platform/cluster_spec.hpp"
 #include "report/summary.hpp"
 #include "report/trace.hpp"
 #include "report/writers.hpp"
@@ -22,7 +23,7 @@ namespace po = boost::program_options;
 namespace ddlsim::cli {
 namespace {
 
-const char* const kRunUsage = R"(Usage: ddlsim run --platform FILE.xml --workload FILE.textproto [options]
+const char* const kRunUsage = R"(Usage: ddlsim run --platform FILE.xml | --cluster KEY=VALUE,... --workload FILE.textproto [options]
 
 Simulates synchronous data-parallel SGD: every GPU rank replays the workload's layer times (scaled by
 its speed), aggregates each layer's gradient with the chosen allreduce over the platform's links, and
@@ -34,7 +35,8 @@ po::options_description run_options(RunOptions& o)
 {
   po::options_description input("Input");
   input.add_options()
-      ("platform", po::value(&o.platform)->required()->value_name("FILE"), "SimGrid platform XML; GPU hosts carry <prop id=\"gpu\" value=\"MODEL\"/>")
+      ("platform", po::value(&o.platform)->value_name("FILE"), "SimGrid platform XML; GPU hosts carry <prop id=\"gpu\" value=\"MODEL\"/>")
+      ("cluster", po::value(&o.cluster)->value_name("KEY=VALUE,..."), "instead of --platform: build a generated cluster in memory, keys as the options of 'ddlsim platform': nodes=N,gpus-per-node=G,gpu=NAME,intra=pcie|nvlink|nvswitch,inter=10gbe|25gbe|ib56|ib100|ib200[,nics-per-node=K][,topology=star|fat-tree,nodes-per-leaf=L,oversubscription=R]")
       ("workload", po::value(&o.workload)->required()->value_name("FILE"), "workload, protobuf text format (.textproto) or JSON (.json)")
       ("ranks", po::value(&o.ranks)->default_value(o.ranks)->value_name("N"), "number of GPUs; 0 = every GPU host of the platform")
       ("hosts", po::value(&o.hosts)->value_name("H0,H1,..."), "explicit host of rank 0, 1, ... (GPU hosts, comma separated)");
@@ -76,7 +78,13 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!parse_options(args, run_options(o), kRunUsage, out, "run"))
     return;
 
+  if (o.platform.empty() == o.cluster.empty())
+    throw ConfigError("run: give exactly one of --platform and --cluster");
   engine::SimulationInput in;
+  if (!o.cluster.empty()) {
+    in.cluster = platform::parse_cluster_string(o.cluster);
+    o.platform = "cluster:" + platform::to_cluster_string(*in.cluster);
+  }
   in.schedule = dag::parse_schedule(o.schedule);
   in.collective = resolve(o.aggregation); // rejects bad aggregation options before any file is read
   if (o.iterations < 1)

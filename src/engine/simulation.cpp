@@ -3,6 +3,7 @@
 
 #include "common/error.hpp"
 #include "common/strings.hpp"
+#include "platform/cluster_builder.hpp"
 #include "platform/gpu_catalog.hpp"
 #include "platform/gpu_hosts.hpp"
 
@@ -60,12 +61,12 @@ void apply_config(const std::string& cfg)
   }
 }
 
-Setup open_platform(const std::string& platform_file, unsigned ranks, const std::vector<std::string>& hosts,
-                    const std::vector<std::string>& simgrid_cfg)
+Setup open_platform(const std::string& platform_file, const std::optional<platform::ClusterSpec>& cluster,
+                    unsigned ranks, const std::vector<std::string>& hosts, const std::vector<std::string>& simgrid_cfg)
 {
   if (g_engine_used)
     throw Error("internal: SimGrid allows one simulation per process");
-  if (!readable_file(platform_file))
+  if (!cluster && !readable_file(platform_file))
     throw InputError(platform_file + ": cannot open platform file");
   for (const auto& cfg : simgrid_cfg)
     if (cfg.find(':') == std::string::npos)
@@ -87,11 +88,15 @@ Setup open_platform(const std::string& platform_file, unsigned ranks, const std:
   s.simgrid_cfg = default_simgrid_config();
   s.simgrid_cfg.insert(s.simgrid_cfg.end(), simgrid_cfg.begin(), simgrid_cfg.end());
 
-  try {
-    s.engine->load_platform(platform_file);
-  } catch (const std::exception& e) {
-    const std::string what = e.what();
-    throw InputError(platform_file + ": invalid platform: " + what.substr(0, what.find('\n')));
+  if (cluster) {
+    platform::build_cluster(*cluster); // validated by the caller; no file to read
+  } else {
+    try {
+      s.engine->load_platform(platform_file);
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      throw InputError(platform_file + ": invalid platform: " + what.substr(0, what.find('\n')));
+    }
   }
   const auto gpus = platform::find_gpu_hosts(s.engine->get_all_hosts(), platform_file);
   std::vector<std::string> names;
@@ -274,7 +279,7 @@ SimulationOutput simulate(const SimulationInput& input)
     throw ConfigError("--iterations must be >= 1 (got 0)");
   const double ref_speed = reference_speed(input.workload, "workload");
   auto collective = collectives::make_collective(input.algorithm, input.collective);
-  Setup setup = open_platform(input.platform_file, input.ranks, input.hosts, input.simgrid_cfg);
+  Setup setup = open_platform(input.platform_file, input.cluster, input.ranks, input.hosts, input.simgrid_cfg);
 
   SimulationOutput out;
   out.simgrid_cfg = setup.simgrid_cfg;
@@ -327,7 +332,7 @@ void worst_route(const collectives::CommWorld& world, const std::vector<std::pai
 SweepOutput run_collective_sweep(const SweepInput& input)
 {
   auto collective = collectives::make_collective(input.algorithm, input.collective);
-  Setup setup = open_platform(input.platform_file, input.ranks, input.hosts, input.simgrid_cfg);
+  Setup setup = open_platform(input.platform_file, std::nullopt, input.ranks, input.hosts, input.simgrid_cfg);
   SweepOutput out;
   out.hosts = setup.host_names;
   out.simgrid_cfg = setup.simgrid_cfg;

@@ -4,6 +4,7 @@
 #include "collectives/collective.hpp"
 #include "dag/dag.hpp"
 #include "engine/records.hpp"
+#include "platform/cluster_spec.hpp"
 #include "proto/workload.pb.h"
 
 #include <optional>
@@ -17,7 +18,8 @@ const std::vector<std::string>& default_simgrid_config();
 
 /** @brief Everything one simulation needs (already parsed and validated). */
 struct SimulationInput {
-  std::string platform_file;
+  std::string platform_file;              ///< platform XML, or a label of `cluster` in messages when that is set
+  std::optional<platform::ClusterSpec> cluster; ///< when set: build this cluster in memory instead of loading XML
   proto::Workload workload;
   dag::Schedule schedule = dag::Schedule::Wfbp;
   std::string algorithm = "ring";

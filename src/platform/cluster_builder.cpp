@@ -1,0 +1,94 @@
+// Builds a generated cluster in memory with the SimGrid C++ API (no XML, no per-node-pair routes).
+#include "platform/cluster_builder.hpp"
+
+#include "platform/gpu_catalog.hpp"
+#include "platform/link_catalog.hpp"
+
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+
+namespace sg4 = simgrid::s4u;
+
+namespace ddlsim::platform {
+namespace {
+
+using simgrid::kernel::routing::NetPoint;
+
+sg4::Link* split_duplex(sg4::NetZone* zone, const std::string& name, double bandwidth, double latency) {
+  auto* link = zone->create_split_duplex_link(name, bandwidth);
+  link->set_latency(latency);
+  link->seal();
+  return link;
+}
+
+/** One node zone (Full routing, as in the XML) under `parent`; returns the zone and its gateway. */
+std::pair<sg4::NetZone*, NetPoint*> build_node(const ClusterSpec& s, const NodeLayout& layout, int node,
+                                               sg4::NetZone* parent) {
+  auto* zone = sg4::create_full_zone(node_name(node));
+  zone->set_parent(parent);
+  const double gpu_speed = gpu_by_name(s.gpu).peak_fp32_flops;
+  std::vector<NetPoint*> points;
+  for (int i = 0; i < layout.gpus; ++i) {
+    auto* host = zone->create_host(gpu_host_name(node, i), gpu_speed);
+    host->set_property("gpu", s.gpu);
+    points.push_back(host->seal()->get_netpoint());
+  }
+  auto* cpu = zone->create_host(cpu_host_name(node), kCpuHostSpeed_flops);
+  cpu->set_property("cpu", "assumed 2 x Xeon E5-2698 v4");
+  points.push_back(cpu->seal()->get_netpoint());
+  points.push_back(zone->create_router(gateway_name(node)));
+
+  const std::string prefix = node_name(node) + "-";
+  std::vector<sg4::Link*> links;
+  for (const auto& l : layout.links)
+    links.push_back(split_duplex(zone, prefix + l.name, l.bandwidth_bytes_per_s, l.latency_s));
+  for (int a = 0; a < layout.endpoints(); ++a)
+    for (int b = a + 1; b < layout.endpoints(); ++b) {
+      std::vector<sg4::LinkInRoute> route;
+      for (const auto& h : layout.routes[a][b])
+        route.emplace_back(links[h.link], h.up ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+      zone->add_route(points[a], points[b], nullptr, nullptr, route, true);
+    }
+  zone->seal();
+  return {zone, points.back()};
+}
+
+} // namespace
+
+void build_cluster(const ClusterSpec& s) {
+  const NodeLayout layout = build_node_layout(s);
+  auto* root = sg4::create_star_zone("cluster");
+  if (s.topology == "star") {
+    // A star zone with no links of its own: every node reaches every other through its gateway, and the
+    // switch (non-blocking) adds nothing.
+    for (int node = 0; node < s.nodes; ++node) {
+      auto [zone, gateway] = build_node(s, layout, node, root);
+      root->add_route(zone->get_netpoint(), nullptr, gateway, nullptr, {}, true);
+    }
+  } else {
+    const int leaves = s.nodes / s.nodes_per_leaf;
+    for (int leaf = 0; leaf < leaves; ++leaf) {
+      auto* leaf_zone = sg4::create_star_zone("leaf" + std::to_string(leaf));
+      leaf_zone->set_parent(root);
+      // The leaf's gateway is its first node's gateway: a router of its own next to the node zones breaks
+      // SimGrid 3.32's hierarchical routing (routes to hosts of the other leaf looked up the wrong zone).
+      NetPoint* leaf_gateway = nullptr;
+      for (int node = leaf * s.nodes_per_leaf; node < (leaf + 1) * s.nodes_per_leaf; ++node) {
+        auto [zone, gateway] = build_node(s, layout, node, leaf_zone);
+        leaf_zone->add_route(zone->get_netpoint(), nullptr, gateway, nullptr, {}, true);
+        if (leaf_gateway == nullptr)
+          leaf_gateway = gateway;
+      }
+      auto* uplink = split_duplex(leaf_zone, "leaf" + std::to_string(leaf) + "-up", leaf_uplink_bandwidth(s), 0);
+      leaf_zone->seal();
+      root->add_route(leaf_zone->get_netpoint(), nullptr, leaf_gateway, nullptr,
+                      {sg4::LinkInRoute(uplink, sg4::LinkInRoute::Direction::UP)}, true);
+    }
+  }
+  root->seal();
+}
+
+} // namespace ddlsim::platform

@@ -1,0 +1,80 @@
+// Description of a generated cluster (nodes x GPUs, intra- and inter-node links), its validation and node layout.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ddlsim::platform {
+
+/** @brief What `ddlsim platform` and `ddlsim run --cluster` generate (plain data; validate() before use). */
+struct ClusterSpec {
+  int nodes = 0;                 ///< servers
+  int gpus_per_node = 0;         ///< GPU hosts per server
+  std::string gpu;               ///< GPU catalogue name (K80 = one GK210)
+  std::string intra = "pcie";    ///< pcie | nvlink (DGX-1 hybrid cube-mesh) | nvswitch
+  std::string inter = "ib56";    ///< 10gbe | 25gbe | ib56 | ib100 | ib200
+  int nics_per_node = 1;         ///< NICs per server; GPU i uses NIC i / (gpus_per_node / nics_per_node)
+  std::string topology = "star"; ///< star (one non-blocking switch) | fat-tree (leaf switches + spine)
+  int nodes_per_leaf = 0;        ///< fat-tree: servers per leaf switch (required for fat-tree)
+  double oversubscription = 1;   ///< fat-tree: leaf down bandwidth / leaf up bandwidth (>= 1)
+};
+
+/** @brief How errors name the fields: as command-line options ("--nodes must be >= 1 (got 0)") or as keys of
+ *  the inline form ("--cluster: nodes must be >= 1 (got 0)"). */
+enum class SpecNaming { Options, ClusterKeys };
+
+/** @brief Checks every field and combination; throws ConfigError with a one-line message naming the field. */
+void validate(const ClusterSpec& spec, SpecNaming naming);
+
+/** @brief Parses "nodes=4,gpus-per-node=8,gpu=V100-SXM2,intra=nvlink,inter=ib100" (keys as the options of
+ *  `ddlsim platform` without "--"); every key is checked, unknown, repeated or missing required keys are
+ *  errors (ConfigError starting "--cluster: "). The result is validated. */
+ClusterSpec parse_cluster_string(const std::string& text);
+
+/** @brief The canonical inline form of a spec (every key, fixed order): parse_cluster_string reads it back. */
+std::string to_cluster_string(const ClusterSpec& spec);
+
+/** @brief A split-duplex link of a node (its name without the "nodeN-" prefix). */
+struct LayoutLink {
+  std::string name;
+  std::string link_class; ///< link catalogue name, or "qpi" / "switch-uplink" for the extra PCIe pieces
+  double bandwidth_bytes_per_s = 0;
+  double latency_s = 0;
+};
+
+/** @brief One link crossed by a route, in its direction (up = from the first endpoint's side). */
+struct LayoutHop {
+  int link = 0; ///< index into NodeLayout::links
+  bool up = true;
+};
+
+/** @brief The inside of one server, identical for every node: endpoints 0..G-1 are the GPUs, G the CPU host,
+ *  G+1 the gateway router towards the network. routes[a][b] (a < b) lists the links from a to b; the reverse
+ *  route uses the same links in reverse order and opposite directions. */
+struct NodeLayout {
+  int gpus = 0;
+  std::vector<LayoutLink> links;
+  std::vector<std::vector<std::vector<LayoutHop>>> routes;
+  std::string description; ///< one paragraph: what is modelled and how (goes into the XML comment)
+  std::string diagram;     ///< text drawing of the PCIe tree and the NVLink/NVSwitch links, one item per line
+
+  int cpu() const { return gpus; }
+  int gateway() const { return gpus + 1; }
+  int endpoints() const { return gpus + 2; }
+};
+
+/** @brief Builds the node layout of a validated spec (pure C++; also used by the XML writer and the in-memory
+ *  builder, so both produce the same links and routes). */
+NodeLayout build_node_layout(const ClusterSpec& spec);
+
+/** @brief Fat-tree: the split-duplex uplink of one leaf switch (spine level aggregated into one pipe):
+ *  bandwidth = nodes_per_leaf x nics_per_node x NIC bandwidth / oversubscription, latency 0. */
+double leaf_uplink_bandwidth(const ClusterSpec& spec);
+
+/** @brief Host and router names, shared by every writer: node3-gpu5, node3-cpu, node3-gw. */
+std::string node_name(int node);
+std::string gpu_host_name(int node, int gpu);
+std::string cpu_host_name(int node);
+std::string gateway_name(int node);
+
+} // namespace ddlsim::platform

@@ -1,0 +1,193 @@
+// Unit tests of generated-cluster descriptions: validation messages, the inline form, node layouts.
+#include "common/error.hpp"
+#include "common/strings.hpp"
+#include "platform/cluster_spec.hpp"
+#include "platform/gpu_catalog.hpp"
+#include "platform/link_catalog.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace ddlsim;
+using platform::ClusterSpec;
+using platform::SpecNaming;
+
+namespace {
+
+ClusterSpec good() {
+  ClusterSpec s;
+  s.nodes = 4;
+  s.gpus_per_node = 8;
+  s.gpu = "V100-SXM2";
+  s.intra = "nvlink";
+  s.inter = "ib100";
+  return s;
+}
+
+template <typename Edit> std::string error_of(Edit edit, SpecNaming naming = SpecNaming::Options) {
+  ClusterSpec s = good();
+  edit(s);
+  try {
+    platform::validate(s, naming);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+/** Sum of the bandwidths of the links of layout route a -> b (a < b) whose class is `cls`. */
+double total_bandwidth(const platform::NodeLayout& l, int gpu, const std::string& cls) {
+  double sum = 0;
+  for (const auto& link : l.links)
+    if (link.link_class == cls &&
+        (link.name.find("nvlink" + std::to_string(gpu) + "-") == 0 ||
+         (link.name.size() > 2 && link.name.compare(link.name.size() - 2, 2, "-" + std::to_string(gpu)) == 0)))
+      sum += link.bandwidth_bytes_per_s;
+  return sum;
+}
+
+} // namespace
+
+TEST_CASE("cluster spec: a valid description passes") {
+  CHECK_NOTHROW(platform::validate(good(), SpecNaming::Options));
+}
+
+TEST_CASE("cluster spec: every bad field is rejected with a message naming it") {
+  CHECK(error_of([](auto& s) { s.nodes = 0; }) == "--nodes must be >= 1 (got 0)");
+  CHECK(error_of([](auto& s) { s.gpus_per_node = -2; }) == "--gpus-per-node must be >= 1 (got -2)");
+  CHECK(error_of([](auto& s) { s.gpu = "Z80"; }) ==
+        "--gpu: unknown GPU 'Z80' (known: " + platform::known_gpus() + ")");
+  CHECK(error_of([](auto& s) { s.intra = "pci"; }) == "--intra must be one of: pcie, nvlink, nvswitch (got 'pci')");
+  CHECK(error_of([](auto& s) { s.inter = "ib400"; }) ==
+        "--inter must be one of: 10gbe, 25gbe, ib56, ib100, ib200 (got 'ib400')");
+  CHECK(error_of([](auto& s) { s.nics_per_node = 0; }) == "--nics-per-node must be >= 1 (got 0)");
+  CHECK(error_of([](auto& s) { s.nics_per_node = 3; }) ==
+        "--nics-per-node 3 does not divide --gpus-per-node 8 (every NIC serves the same number of GPUs)");
+  CHECK(error_of([](auto& s) { s.topology = "torus"; }) == "--topology must be one of: star, fat-tree (got 'torus')");
+}
+
+TEST_CASE("cluster spec: combinations the hardware does not have are rejected") {
+  CHECK(error_of([](auto& s) { s.gpu = "K80", s.intra = "pcie", s.gpus_per_node = 3; }) ==
+        "--gpu K80 needs an even --gpus-per-node (two GK210 GPUs per K80 board; got 3)");
+  CHECK(error_of([](auto& s) { s.gpu = "P40"; }) ==
+        "--intra nvlink (the DGX-1 hybrid cube-mesh) needs --gpu P100-SXM2 or V100-SXM2 (got 'P40')");
+  CHECK(error_of([](auto& s) { s.gpus_per_node = 4; }) ==
+        "--intra nvlink (the DGX-1 hybrid cube-mesh) needs --gpus-per-node 8 (got 4)");
+  CHECK(error_of([](auto& s) { s.intra = "nvswitch", s.gpu = "P100-SXM2"; }) ==
+        "--intra nvswitch needs --gpu V100-SXM2 or A100-SXM4-40GB (got 'P100-SXM2')");
+}
+
+TEST_CASE("cluster spec: fat-tree options are checked, and refused without a fat-tree") {
+  CHECK(error_of([](auto& s) { s.nodes_per_leaf = 2; }) == "--nodes-per-leaf needs --topology fat-tree");
+  CHECK(error_of([](auto& s) { s.oversubscription = 2; }) == "--oversubscription needs --topology fat-tree");
+  CHECK(error_of([](auto& s) { s.topology = "fat-tree"; }) ==
+        "--topology fat-tree needs --nodes-per-leaf >= 1 (got 0)");
+  CHECK(error_of([](auto& s) { s.topology = "fat-tree", s.nodes_per_leaf = 3; }) ==
+        "--nodes-per-leaf 3 does not divide --nodes 4");
+  CHECK(error_of([](auto& s) { s.topology = "fat-tree", s.nodes_per_leaf = 2, s.oversubscription = 0.5; }) ==
+        "--oversubscription must be >= 1 (got 0.5)");
+  CHECK(error_of([](auto& s) { s.topology = "fat-tree", s.nodes_per_leaf = 2, s.oversubscription = 3; }) ==
+        "(accepted)");
+}
+
+TEST_CASE("cluster spec: the inline form names keys, not options") {
+  CHECK(error_of([](auto& s) { s.nodes = 0; }, SpecNaming::ClusterKeys) == "--cluster: nodes must be >= 1 (got 0)");
+  CHECK(error_of([](auto& s) { s.nics_per_node = 3; }, SpecNaming::ClusterKeys) ==
+        "--cluster: nics-per-node 3 does not divide gpus-per-node 8 (every NIC serves the same number of GPUs)");
+}
+
+TEST_CASE("cluster string: parsed, every key checked, printed back") {
+  const auto s = platform::parse_cluster_string(
+      "nodes=8,gpus-per-node=4,gpu=P40,intra=pcie,inter=25gbe,nics-per-node=2,topology=fat-tree,nodes-per-leaf=4,"
+      "oversubscription=1.5");
+  CHECK(s.nodes == 8);
+  CHECK(s.gpus_per_node == 4);
+  CHECK(s.nics_per_node == 2);
+  CHECK(s.nodes_per_leaf == 4);
+  CHECK(s.oversubscription == 1.5);
+  CHECK(platform::to_cluster_string(s) ==
+        "nodes=8,gpus-per-node=4,gpu=P40,intra=pcie,inter=25gbe,nics-per-node=2,topology=fat-tree,nodes-per-leaf=4,"
+        "oversubscription=1.5");
+  CHECK(platform::to_cluster_string(platform::parse_cluster_string(platform::to_cluster_string(s))) ==
+        platform::to_cluster_string(s));
+  const std::string base = "nodes=2,gpus-per-node=4,gpu=P40,intra=pcie";
+  CHECK_THROWS_WITH(platform::parse_cluster_string(base + ",inter=ib56,speed=9"),
+                    "--cluster: unknown key 'speed' (keys: nodes, gpus-per-node, gpu, intra, inter, nics-per-node, "
+                    "topology, nodes-per-leaf, oversubscription)");
+  CHECK_THROWS_WITH(platform::parse_cluster_string(base),
+                    "--cluster: missing key 'inter' (required: nodes, gpus-per-node, gpu, intra, inter)");
+  CHECK_THROWS_WITH(platform::parse_cluster_string(base + ",inter=ib56,nodes=3"), "--cluster: key 'nodes' given twice");
+  CHECK_THROWS_WITH(platform::parse_cluster_string("nodes=two,gpus-per-node=4,gpu=P40,intra=pcie,inter=ib56"),
+                    "--cluster: nodes must be an integer (got 'two')");
+  CHECK_THROWS_WITH(platform::parse_cluster_string(base + ",inter"),
+                    Catch::Matchers::StartsWith("--cluster: expected KEY=VALUE, got 'inter'"));
+  CHECK_THROWS_WITH(platform::parse_cluster_string(base + ",inter=ib56,oversubscription=x"),
+                    "--cluster: oversubscription must be a number (got 'x')");
+  CHECK_THROWS_WITH(platform::parse_cluster_string("nodes=0,gpus-per-node=4,gpu=P40,intra=pcie,inter=ib56"),
+                    "--cluster: nodes must be >= 1 (got 0)");
+}
+
+TEST_CASE("node layout: DGX-1 V100 gives every GPU 6 NVLink 2.0 links, non-neighbours take two hops") {
+  const auto l = platform::build_node_layout(good());
+  const double link = platform::link_by_name("nvlink2").bandwidth_bytes_per_s;
+  int direct_pairs = 0;
+  for (int g = 0; g < 8; ++g)
+    CHECK(total_bandwidth(l, g, "nvlink2") == Approx(6 * link).epsilon(1e-12));
+  for (int a = 0; a < 8; ++a)
+    for (int b = a + 1; b < 8; ++b) {
+      const auto& r = l.routes[a][b];
+      INFO(a << " -> " << b);
+      REQUIRE((r.size() == 1 || r.size() == 2));
+      direct_pairs += r.size() == 1;
+      if (r.size() == 2) // through the destination's partner b ^ 4
+        CHECK(l.links[r[0].link].name.find(std::to_string(b ^ 4)) != std::string::npos);
+    }
+  CHECK(direct_pairs == 16); // 6 pairs inside each quad, plus 4 GPU i <-> GPU i^4
+}
+
+TEST_CASE("node layout: DGX-1 P100 gives every GPU 4 NVLink 1.0 links") {
+  auto s = good();
+  s.gpu = "P100-SXM2";
+  const auto l = platform::build_node_layout(s);
+  for (int g = 0; g < 8; ++g)
+    CHECK(total_bandwidth(l, g, "nvlink1") == Approx(4 * 18.3e9).epsilon(1e-12));
+}
+
+TEST_CASE("node layout: K80 boards share a link, sockets are joined by QPI, NICs split the GPUs") {
+  auto s = good();
+  s.gpu = "K80";
+  s.intra = "pcie";
+  s.nics_per_node = 4;
+  const auto l = platform::build_node_layout(s);
+  auto names = [&](int a, int b) {
+    std::vector<std::string> out;
+    for (const auto& h : l.routes[a][b])
+      out.push_back(l.links[h.link].name + (h.up ? "+" : "-"));
+    return out;
+  };
+  CHECK(names(0, 1) == std::vector<std::string>{"gpu0-pcie+", "gpu1-pcie-"});
+  CHECK(names(2, 4) == std::vector<std::string>{"gpu2-pcie+", "board1-pcie+", "sw0-pcie+", "qpi-", "sw1-pcie-",
+                                                "board2-pcie-", "gpu4-pcie-"});
+  for (int g = 0; g < 8; ++g) {
+    INFO("gpu" << g);
+    CHECK(names(g, l.gateway()).back() == "nic" + std::to_string(g / 2) + "+");
+  }
+  CHECK(names(l.cpu(), l.gateway()) == std::vector<std::string>{"nic0+"});
+}
+
+TEST_CASE("cluster names sort in rank order, the fat-tree leaf uplink follows the oversubscription") {
+  std::vector<std::string> ranks;
+  for (int n = 0; n < 12; ++n)
+    for (int g = 0; g < 10; ++g)
+      ranks.push_back(platform::gpu_host_name(n, g));
+  auto sorted = ranks;
+  std::sort(sorted.begin(), sorted.end(), natural_less);
+  CHECK(sorted == ranks);
+  auto s = good();
+  s.topology = "fat-tree";
+  s.nodes_per_leaf = 2;
+  s.nics_per_node = 4;
+  s.oversubscription = 4;
+  CHECK(platform::leaf_uplink_bandwidth(s) == Approx(2 * 4 * 12.2e9 / 4).epsilon(1e-15));
+}
