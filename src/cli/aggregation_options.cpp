@@ -29,8 +29,8 @@ po::options_description aggregation_options(AggregationCli& a)
       ("ps-sharding", po::value(&a.ps_sharding)->default_value(a.ps_sharding)->value_name("NAME"),
        "ps: split (each tensor in S byte ranges) | round-robin (tensor k on server k mod S)")
       ("fidelity", po::value(&a.fidelity)->default_value(a.fidelity)->value_name("NAME"),
-       ("ring, hd: message (every transfer) | flow (one flow per rank and phase) | auto (message up to " +
-        std::to_string(collectives::kFlowAboveRanks) + " ranks)").c_str());
+       ("ring, hd: message (every transfer) | flow (ring: one flow per rank; hd: one per partner) | auto (ring: "
+        "message up to " + std::to_string(collectives::kFlowAboveRanks) + " ranks, flow above; hd: message)").c_str());
   return d;
 }
 

@@ -8,6 +8,7 @@
 #include "engine/simulation.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -37,6 +38,7 @@ struct CollectiveOptionsCli {
   std::string compare;
   double fail_above = -1;
   std::string csv;
+  bool quiet = false;
   std::vector<std::string> simgrid_cfg;
 };
 
@@ -120,6 +122,7 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
   po::options_description output("Output");
   output.add_options()
       ("csv", po::value(&o.csv)->value_name("FILE"), "also write the table as CSV")
+      ("quiet,q", po::bool_switch(&o.quiet), "no progress lines on stderr")
       ("help,h", "show this help")
       ("version", "show the version");
   po::options_description simgrid("SimGrid");
@@ -156,6 +159,15 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
       throw InputError(o.csv + ": cannot open for writing");
   }
 
+  const auto wall_start = std::chrono::steady_clock::now();
+  if (!o.quiet)
+    in.progress = [&](std::size_t k, double time_s) {
+      char line[200];
+      std::snprintf(line, sizeof line, "ddlsim: size %zu/%zu (%s) done: %s simulated (wall %.2f s)\n", k + 1,
+                    in.sizes.size(), format_bytes(double(in.sizes[k])).c_str(), format_seconds(time_s).c_str(),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
+      err << line << std::flush;
+    };
   const engine::SweepOutput sweep = engine::run_collective_sweep(in);
   const int p = static_cast<int>(sweep.hosts.size());
 
@@ -237,7 +249,6 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
       throw Error(buf);
     }
   }
-  (void)err;
 }
 
 } // namespace ddlsim::cli

@@ -22,7 +22,7 @@ enum class PsSharding {
 
 /** @brief Whether ring and hd move every message (the reference) or one flow per rank and phase (cheap). */
 enum class Fidelity {
-  Auto,    ///< Message up to kFlowAboveRanks ranks, Flow above
+  Auto,    ///< ring: Message up to kFlowAboveRanks ranks, Flow above; hd: Message
   Message, ///< every message of the algorithm is a transfer
   Flow     ///< ring, hd: one flow per rank and phase, plus the other steps' latencies at the slowest hop
 };
@@ -126,8 +126,11 @@ public:
   void recv(int self, int from) { world_.recv(members_[self], members_[from], channel_); }
   void reduce(int self, std::uint64_t bytes) { world_.reduce(members_[self], bytes); }
   std::pair<double, double> route(int from, int to) const { return world_.route(members_[from], members_[to]); }
-  /** True when ring and hd should use their flow-level form for this group. */
+  /** True when the ring should use its flow-level form for this group (Flow, or Auto above kFlowAboveRanks). */
   bool flow_level() const;
+  /** True only for Fidelity::Flow: halving-doubling's message-level form has just 2 log2(P) steps per rank and
+   *  simulates faster than its flow form (bench/collectives.sh), so Auto keeps it at message level. */
+  bool flow_level_forced() const { return options().fidelity == Fidelity::Flow; }
   /** Largest route latency between ring neighbours i -> i+1 (computed once per group). */
   double ring_max_latency();
 

@@ -25,7 +25,7 @@ void HalvingDoubling::allreduce(Group& g, int self, std::uint64_t bytes) const
     g.recv(self, self - 1);
     g.reduce(self, bytes);
   }
-  if (fold.p2 > 1 && g.flow_level()) {
+  if (fold.p2 > 1 && g.flow_level_forced()) {
     // Flow level: each phase sends its log2(p') messages as concurrent flows, one per partner, after
     // charging the phase's per-message overheads and all but one of its latencies (at the largest partner
     // latency) up front. On a uniform platform this equals the message-level time exactly.

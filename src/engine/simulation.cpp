@@ -396,6 +396,8 @@ SweepOutput run_collective_sweep(const SweepInput& input)
           if (r == 0) {
             sent_after[k] = rank_bytes();
             completed = k + 1;
+            if (input.progress)
+              input.progress(k, end[k] - start[k]);
           }
         }
       }));

@@ -51,6 +51,8 @@ struct SweepInput {
   std::vector<std::string> hosts;
   std::vector<std::string> simgrid_cfg;
   std::vector<std::uint64_t> sizes;  ///< bytes, in order
+  /** Called after each size: its index, and its time in seconds. May be empty. */
+  std::function<void(std::size_t, double)> progress;
 };
 
 /** @brief One size of a sweep. */
