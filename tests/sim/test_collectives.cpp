@@ -219,20 +219,19 @@ TEST_CASE("ring in slices of P x chunk bytes, P = 4, 48 MiB in 1 MiB messages: 1
   CHECK(out.points[0].rank_bytes_sent == 2 * 3 * (48ULL << 20)); // slicing moves the same bytes
 }
 
-TEST_CASE("parameter server, 1 dedicated server, P = 2: the same linear closed form")
+namespace {
+
+/** P workers, one server on its own host: push and pull each take alpha + P M / B (incast). */
+void check_ps_incast(int workers)
 {
   collectives::CollectiveOptions o;
   o.ps_hosts = {"srv0"};
   const std::uint64_t m = 8 << 20;
-  const auto out = sweep("ps", 2, {m}, o, 1);
-  CHECK(test::relative_error(out.points[0].time_s, 2 * (1e-6 + 2.0 * m / kBandwidth)) < 1e-9);
+  const auto out = sweep("ps", workers, {m}, o, 1);
+  CHECK(test::relative_error(out.points[0].time_s, 2 * (1e-6 + double(workers) * m / kBandwidth)) < 1e-9);
 }
 
-TEST_CASE("parameter server, 1 dedicated server, P = 16: the same linear closed form")
-{
-  collectives::CollectiveOptions o;
-  o.ps_hosts = {"srv0"};
-  const std::uint64_t m = 8 << 20;
-  const auto out = sweep("ps", 16, {m}, o, 1);
-  CHECK(test::relative_error(out.points[0].time_s, 2 * (1e-6 + 16.0 * m / kBandwidth)) < 1e-9);
-}
+} // namespace
+
+TEST_CASE("parameter server, 1 dedicated server, P = 2: the same linear closed form") { check_ps_incast(2); }
+TEST_CASE("parameter server, 1 dedicated server, P = 16: the same linear closed form") { check_ps_incast(16); }

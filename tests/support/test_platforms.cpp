@@ -11,6 +11,22 @@
 
 namespace ddlsim::test {
 
+namespace {
+
+/** Writes `xml` into a fresh /tmp/ddlsim-test-*.xml file and returns its path. */
+std::string write_temporary_xml(const std::string& xml)
+{
+  char path[] = "/tmp/ddlsim-test-platform-XXXXXX.xml";
+  const int fd = mkstemps(path, 4);
+  if (fd < 0)
+    throw std::runtime_error("cannot create a temporary platform file");
+  close(fd);
+  std::ofstream(path) << xml;
+  return path;
+}
+
+} // namespace
+
 std::string write_star_platform(const StarSpec& spec)
 {
   std::ostringstream x;
@@ -36,13 +52,7 @@ std::string write_star_platform(const StarSpec& spec)
         << "\" direction=\"UP\"/><link_ctn id=\"l" << j << "\" direction=\"DOWN\"/></route>\n";
   x << "  </zone>\n</platform>\n";
 
-  char path[] = "/tmp/ddlsim-test-platform-XXXXXX.xml";
-  const int fd = mkstemps(path, 4);
-  if (fd < 0)
-    throw std::runtime_error("cannot create a temporary platform file");
-  close(fd);
-  std::ofstream(path) << x.str();
-  return path;
+  return write_temporary_xml(x.str());
 }
 
 proto::Workload single_tensor_workload(std::uint64_t bytes)
@@ -57,10 +67,6 @@ proto::Workload single_tensor_workload(std::uint64_t bytes)
   l->set_gradient_bytes(static_cast<std::int64_t>(bytes));
   return w;
 }
-
-} // namespace ddlsim::test
-
-namespace ddlsim::test {
 
 std::string write_nvlink_ib_platform()
 {
@@ -93,13 +99,7 @@ std::string write_nvlink_ib_platform()
   x << "    <zoneRoute src=\"node0\" dst=\"node1\" gw_src=\"node0-nic\" gw_dst=\"node1-nic\"><link_ctn id=\"node0-ib\" "
        "direction=\"UP\"/><link_ctn id=\"node1-ib\" direction=\"DOWN\"/></zoneRoute>\n";
   x << "  </zone>\n</platform>\n";
-  char path[] = "/tmp/ddlsim-test-nvlink-XXXXXX.xml";
-  const int fd = mkstemps(path, 4);
-  if (fd < 0)
-    throw std::runtime_error("cannot create a temporary platform file");
-  close(fd);
-  std::ofstream(path) << x.str();
-  return path;
+  return write_temporary_xml(x.str());
 }
 
 } // namespace ddlsim::test
