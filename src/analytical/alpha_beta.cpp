@@ -69,16 +69,14 @@ double tree_allreduce_s(int ranks, std::uint64_t bytes, std::uint64_t chunk_byte
   if (ranks <= 1)
     return 0.0;
   const std::uint64_t chunk = chunk_bytes > 0 ? chunk_bytes : (1 << 20);
-  const int n = static_cast<int>(bytes == 0 ? 1 : (bytes + chunk - 1) / chunk);
-  auto size = [&](int i) {
-    return double(bytes / n + (static_cast<std::uint64_t>(i) < bytes % n ? 1 : 0));
-  };
+  const std::uint64_t n = bytes == 0 ? 1 : (bytes + chunk - 1) / chunk;
+  auto size = [&](std::uint64_t i) { return double(bytes / n + (i < bytes % n ? 1 : 0)); };
   auto transfer = [&](double s) { return hop.alpha_s + s / hop.bandwidth_bytes_per_s; };
   // clock[v]: when member v is free for its next operation. Every member does one transfer at a time, so no
   // two transfers share a link; a transfer starts when the sender (after its overhead) and the receiver
   // are both ready.
   std::vector<double> clock(ranks, 0.0);
-  for (int i = 0; i < n; ++i) { // reduce: members from the leaves up, so children have posted chunk i
+  for (std::uint64_t i = 0; i < n; ++i) { // reduce: members from the leaves up, so children have posted chunk i
     for (int v = ranks - 1; v >= 0; --v) {
       for (int ch : {2 * v + 1, 2 * v + 2}) {
         if (ch >= ranks)
@@ -90,7 +88,7 @@ double tree_allreduce_s(int ranks, std::uint64_t bytes, std::uint64_t chunk_byte
       }
     }
   }
-  for (int i = 0; i < n; ++i) { // broadcast: from the root down
+  for (std::uint64_t i = 0; i < n; ++i) { // broadcast: from the root down
     for (int v = 0; v < ranks; ++v) {
       for (int ch : {2 * v + 1, 2 * v + 2}) {
         if (ch >= ranks)

@@ -40,6 +40,9 @@ collectives::CollectiveOptions resolve(const AggregationCli& a)
   o.msg_overhead_s = parse_seconds(a.msg_overhead, "--msg-overhead");
   o.reduce_s_per_byte = parse_seconds(a.reduce_cost, "--reduce-cost");
   o.chunk_bytes = parse_bytes(a.chunk, "--chunk-bytes");
+  if (o.chunk_bytes != 0 && (o.chunk_bytes < (1ULL << 10) || o.chunk_bytes > (1ULL << 30)))
+    throw ConfigError("--chunk-bytes must be 0 (the algorithm's default) or between 1KiB and 1GiB (got '" + a.chunk +
+                      "')");
   o.inter_algorithm = a.inter_algorithm;
   if (a.servers < 1)
     throw ConfigError("--servers must be >= 1 (got " + std::to_string(a.servers) + ")");

@@ -95,6 +95,7 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
   check_output_path(o.trace, "--trace");
   in.platform_file = o.platform;
   in.workload = workload::load_workload(o.workload);
+  in.workload_name = o.workload;
   in.algorithm = o.aggregation.algorithm;
   in.iterations = static_cast<unsigned>(o.iterations);
   in.ranks = static_cast<unsigned>(o.ranks);

@@ -97,10 +97,11 @@ void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_
   sg4::Comm::wait_all(comms);
 }
 
-void CommWorld::reduce(int self, std::uint64_t bytes)
+void CommWorld::reduce(int /*self*/, std::uint64_t bytes)
 {
+  // A fixed time, like I/O: it neither slows down nor is slowed down by the GPU's compute stream.
   if (options_.reduce_s_per_byte > 0 && bytes > 0)
-    sg4::this_actor::execute(options_.reduce_s_per_byte * double(bytes) * hosts_[self]->get_speed());
+    sg4::this_actor::sleep_for(options_.reduce_s_per_byte * double(bytes));
 }
 
 std::pair<double, double> CommWorld::route(int from, int to) const
@@ -136,11 +137,9 @@ double Group::ring_max_latency()
   return ring_max_latency_;
 }
 
-std::uint64_t chunk_bytes(std::uint64_t bytes, int parts, int index)
+std::uint64_t chunk_bytes(std::uint64_t bytes, std::uint64_t parts, std::uint64_t index)
 {
-  const std::uint64_t base = bytes / static_cast<std::uint64_t>(parts);
-  const std::uint64_t extra = bytes % static_cast<std::uint64_t>(parts);
-  return base + (static_cast<std::uint64_t>(index) < extra ? 1 : 0);
+  return bytes / parts + (index < bytes % parts ? 1 : 0);
 }
 
 std::string known_algorithms() { return "ring, rd, hd, tree, dbtree, hier, ps, or SMALL<=SIZE,LARGE (e.g. rd<=8KiB,hd)"; }

@@ -33,7 +33,7 @@ inline constexpr int kFlowAboveRanks = 64;
 /** @brief Knobs shared by the algorithms; defaults model an ideal stack over the wires. */
 struct CollectiveOptions {
   double msg_overhead_s = 0;         ///< software overhead added before every message is sent, seconds
-  double reduce_s_per_byte = 0;      ///< reduction cost on the reducing host, seconds per byte (host alone)
+  double reduce_s_per_byte = 0;      ///< reduction cost, seconds per byte (a fixed time: no contention with compute)
   std::uint64_t chunk_bytes = 0;     ///< pipelining chunk; 0: the algorithm's default (tree 1 MiB, ring none)
   std::string inter_algorithm = "ring"; ///< hier: flat algorithm among node leaders
   int ps_servers = 1;                ///< ps: number of servers
@@ -71,7 +71,7 @@ public:
    *  receive, then waits for all of them. */
   void exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends, const std::vector<int>& from,
                 bool overhead = true, int channel = 0);
-  /** Reduction of `bytes` on this endpoint's host: reduce_s_per_byte x bytes of work (nothing if 0). */
+  /** Reduction of `bytes` by this endpoint: reduce_s_per_byte x bytes seconds (nothing if 0). */
   void reduce(int self, std::uint64_t bytes);
 
   /** Latency (s) and bottleneck bandwidth (bytes/s) of the route between two endpoints. */
@@ -168,6 +168,6 @@ std::string known_algorithms();
 
 /** @brief Byte size of chunk `index` when `bytes` is cut into `parts` nearly equal chunks (the first
  *  bytes % parts chunks get one byte more). */
-std::uint64_t chunk_bytes(std::uint64_t bytes, int parts, int index);
+std::uint64_t chunk_bytes(std::uint64_t bytes, std::uint64_t parts, std::uint64_t index);
 
 } // namespace ddlsim::collectives

@@ -17,8 +17,8 @@ void RingAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
   if (chunk > 0 && !g.flow_level() && bytes > chunk * static_cast<std::uint64_t>(p)) {
     // Slices of at most P x chunk bytes, each a whole ring allreduce, one after the other.
     const std::uint64_t per_slice = chunk * static_cast<std::uint64_t>(p);
-    const int slices = static_cast<int>((bytes + per_slice - 1) / per_slice);
-    for (int i = 0; i < slices; ++i)
+    const std::uint64_t slices = (bytes + per_slice - 1) / per_slice; // chunk <= 1 GiB: no overflow
+    for (std::uint64_t i = 0; i < slices; ++i)
       ring_steps(g, self, chunk_bytes(bytes, slices, i));
     return;
   }

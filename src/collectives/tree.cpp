@@ -13,13 +13,13 @@ void TreeAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
   if (p <= 1)
     return;
   const std::uint64_t chunk = g.options().chunk_bytes > 0 ? g.options().chunk_bytes : kDefaultChunkBytes;
-  const int chunks = static_cast<int>(bytes == 0 ? 1 : (bytes + chunk - 1) / chunk);
+  const std::uint64_t chunks = bytes == 0 ? 1 : (bytes + chunk - 1) / chunk;
   std::vector<int> children;
   for (int c : {2 * self + 1, 2 * self + 2})
     if (c < p)
       children.push_back(c);
   const int parent = (self - 1) / 2;
-  for (int i = 0; i < chunks; ++i) { // reduce: gather chunk i from each child, add it, pass it up
+  for (std::uint64_t i = 0; i < chunks; ++i) { // reduce: gather chunk i from each child, add it, pass it up
     const std::uint64_t size = chunk_bytes(bytes, chunks, i);
     for (int c : children) {
       g.recv(self, c);
@@ -28,7 +28,7 @@ void TreeAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
     if (self != 0)
       g.send(self, parent, size);
   }
-  for (int i = 0; i < chunks; ++i) { // broadcast
+  for (std::uint64_t i = 0; i < chunks; ++i) { // broadcast
     const std::uint64_t size = chunk_bytes(bytes, chunks, i);
     if (self != 0)
       g.recv(self, parent);

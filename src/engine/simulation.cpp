@@ -11,10 +11,12 @@
 #include <simgrid/s4u/Barrier.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <memory>
@@ -39,6 +41,9 @@ namespace {
 
 bool g_engine_used = false;
 
+/** Every task of every rank and iteration is recorded (~40 bytes): 5e8 records is about 20 GB. */
+constexpr double kMaxTaskRecords = 5e8;
+
 /** The engine with its platform loaded and the ranks chosen. */
 struct Setup {
   std::unique_ptr<sg4::Engine> engine;
@@ -58,6 +63,24 @@ void apply_config(const std::string& cfg)
   } catch (const std::exception& e) {
     const std::string what = e.what(); // SimGrid appends the list of every key: keep the first line
     throw ConfigError("--cfg '" + cfg + "': " + what.substr(0, what.find('\n')));
+  }
+}
+
+/** SimGrid aborts (instead of throwing) on a host without speed or a link without bandwidth once a simulation
+ *  uses them: refuse them up front, naming the culprit. */
+void check_resources(const sg4::Engine& engine, const std::string& platform_file)
+{
+  for (const auto* host : engine.get_all_hosts())
+    if (!(host->get_speed() > 0) || !std::isfinite(host->get_speed()))
+      throw InputError(platform_file + ": host '" + host->get_name() + "': speed must be > 0 flop/s (got " +
+                       format_double(host->get_speed()) + ")");
+  for (const auto* link : engine.get_all_links()) {
+    if (!(link->get_bandwidth() > 0) || !std::isfinite(link->get_bandwidth()))
+      throw InputError(platform_file + ": link '" + link->get_name() + "': bandwidth must be > 0 bytes/s (got " +
+                       format_double(link->get_bandwidth()) + ")");
+    if (!(link->get_latency() >= 0) || !std::isfinite(link->get_latency()))
+      throw InputError(platform_file + ": link '" + link->get_name() + "': latency must be >= 0 s (got " +
+                       format_double(link->get_latency()) + ")");
   }
 }
 
@@ -98,6 +121,7 @@ Setup open_platform(const std::string& platform_file, const std::optional<platfo
       throw InputError(platform_file + ": invalid platform: " + what.substr(0, what.find('\n')));
     }
   }
+  check_resources(*s.engine, platform_file);
   const auto gpus = platform::find_gpu_hosts(s.engine->get_all_hosts(), platform_file);
   std::vector<std::string> names;
   for (const auto& g : gpus)
@@ -277,7 +301,7 @@ SimulationOutput simulate(const SimulationInput& input)
 {
   if (input.iterations == 0)
     throw ConfigError("--iterations must be >= 1 (got 0)");
-  const double ref_speed = reference_speed(input.workload, "workload");
+  const double ref_speed = reference_speed(input.workload, input.workload_name);
   auto collective = collectives::make_collective(input.algorithm, input.collective);
   Setup setup = open_platform(input.platform_file, input.cluster, input.ranks, input.hosts, input.simgrid_cfg);
 
@@ -285,6 +309,12 @@ SimulationOutput simulate(const SimulationInput& input)
   out.simgrid_cfg = setup.simgrid_cfg;
   out.hosts = setup.host_names;
   out.dag = dag::build_iteration_dag(input.workload, input.schedule);
+  const double records = double(setup.ranks.size()) * input.iterations * out.dag.tasks.size();
+  if (records > kMaxTaskRecords)
+    throw ConfigError("--iterations " + std::to_string(input.iterations) + " x " + std::to_string(setup.ranks.size()) +
+                      " ranks x " + std::to_string(out.dag.tasks.size()) + " tasks = " + format_double(records) +
+                      " task records, more than the " + format_double(kMaxTaskRecords) +
+                      " this machine's memory allows (about 40 bytes each): use fewer iterations");
   if (input.dry_run)
     return out;
 
@@ -342,29 +372,35 @@ SweepOutput run_collective_sweep(const SweepInput& input)
   collective->prepare(world);
   const int p = world.size();
 
-  // Routes the closed forms need.
+  // Routes the closed forms need (O(P log P) pairs, so that this stays cheap at thousands of ranks).
   std::vector<std::pair<int, int>> flat, intra, leaders, servers;
+  std::map<int, int> leader_of_node; // node -> its lowest rank
+  std::vector<int> first_of_node;
+  for (int r = 0; r < p; ++r)
+    if (leader_of_node.emplace(setup.node_of_rank[r], r).second)
+      first_of_node.push_back(r);
   for (int r = 0; r < p; ++r) {
     if (p > 1)
       flat.emplace_back(r, (r + 1) % p);
     for (int mask = 1; mask < p; mask <<= 1)
       if ((r ^ mask) < p)
         flat.emplace_back(r, r ^ mask);
-    for (int q = 0; q < p && p <= 256; ++q)
-      if (q != r && setup.node_of_rank[q] == setup.node_of_rank[r])
-        intra.emplace_back(r, q);
+    const int leader = leader_of_node[setup.node_of_rank[r]];
+    if (leader != r) {
+      intra.emplace_back(r, leader);
+      intra.emplace_back(leader, r);
+    }
     for (int e = p; e < world.endpoints(); ++e)
       servers.emplace_back(r, e);
   }
-  std::vector<int> first_of_node;
-  for (int r = 0; r < p; ++r)
-    if (r == 0 || std::find(setup.node_of_rank.begin(), setup.node_of_rank.begin() + r, setup.node_of_rank[r]) ==
-                      setup.node_of_rank.begin() + r)
-      first_of_node.push_back(r);
-  for (std::size_t i = 0; i < first_of_node.size(); ++i)
-    for (std::size_t j = 0; j < first_of_node.size(); ++j)
-      if (i != j && first_of_node.size() <= 256)
-        leaders.emplace_back(first_of_node[i], first_of_node[j]);
+  const int nodes = static_cast<int>(first_of_node.size());
+  for (int i = 0; i < nodes; ++i) {
+    if (nodes > 1)
+      leaders.emplace_back(first_of_node[i], first_of_node[(i + 1) % nodes]);
+    for (int mask = 1; mask < nodes; mask <<= 1)
+      if ((i ^ mask) < nodes)
+        leaders.emplace_back(first_of_node[i], first_of_node[i ^ mask]);
+  }
   worst_route(world, flat, out.alpha_s, out.bandwidth_bytes_per_s);
   worst_route(world, intra, out.intra_alpha_s, out.intra_bandwidth_bytes_per_s);
   worst_route(world, leaders, out.leader_alpha_s, out.leader_bandwidth_bytes_per_s);

@@ -21,6 +21,7 @@ struct SimulationInput {
   std::string platform_file;              ///< platform XML, or a label of `cluster` in messages when that is set
   std::optional<platform::ClusterSpec> cluster; ///< when set: build this cluster in memory instead of loading XML
   proto::Workload workload;
+  std::string workload_name = "workload"; ///< file the workload came from, for messages
   dag::Schedule schedule = dag::Schedule::Wfbp;
   std::string algorithm = "ring";
   collectives::CollectiveOptions collective;  ///< algorithm knobs (overhead, reduce cost, servers, ...)

@@ -42,7 +42,7 @@ std::vector<std::size_t> select_rank_hosts(const std::vector<std::string>& gpu_n
                                            const std::string& platform_file)
 {
   if (gpu_names.empty())
-    throw ConfigError(platform_file + ": no GPU host (a GPU host is a <host> with <prop id=\"gpu\" value=\"MODEL\"/>)");
+    throw InputError(platform_file + ": no GPU host (a GPU host is a <host> with <prop id=\"gpu\" value=\"MODEL\"/>)");
   std::vector<std::size_t> chosen;
   if (!explicit_hosts.empty()) {
     if (ranks != 0 && ranks != explicit_hosts.size())

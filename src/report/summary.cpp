@@ -81,11 +81,14 @@ proto::Report build_report(const proto::RunConfig& config, const proto::Workload
   r.set_gpus(gpus);
   r.set_batch_size_per_gpu(workload.batch_size_per_gpu());
   r.set_iteration_time_s(m.iteration_time_s);
-  r.set_throughput_samples_per_s(gpus * batch / m.iteration_time_s);
+  // A workload without computation (a communication benchmark) takes no time on one GPU: then throughput,
+  // speedup and efficiency are undefined and reported as 0 (the console says "n/a").
+  const bool timed = m.iteration_time_s > 0 && s.iteration_time_s > 0;
+  r.set_throughput_samples_per_s(m.iteration_time_s > 0 ? gpus * batch / m.iteration_time_s : 0.0);
   r.set_single_gpu_iteration_time_s(s.iteration_time_s);
-  r.set_single_gpu_throughput_samples_per_s(batch / s.iteration_time_s);
-  r.set_speedup(r.throughput_samples_per_s() / r.single_gpu_throughput_samples_per_s());
-  r.set_scaling_efficiency(r.speedup() / gpus);
+  r.set_single_gpu_throughput_samples_per_s(s.iteration_time_s > 0 ? batch / s.iteration_time_s : 0.0);
+  r.set_speedup(timed ? r.throughput_samples_per_s() / r.single_gpu_throughput_samples_per_s() : 0.0);
+  r.set_scaling_efficiency(timed ? r.speedup() / gpus : 0.0);
   *r.mutable_breakdown() = m.breakdown;
   for (double t : m.iteration_times_s)
     r.add_iteration_times_s(t);

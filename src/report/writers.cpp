@@ -48,12 +48,15 @@ void write_console(std::ostream& out, const proto::Report& r)
   row(out, "GPUs", std::to_string(r.gpus()));
   row(out, "batch per GPU", std::to_string(r.batch_size_per_gpu()) + " samples");
   row(out, "iteration time", format_seconds(r.iteration_time_s()) + "  (" + measured + ")");
-  row(out, "throughput", fmt("%.1f samples/s", r.throughput_samples_per_s()));
+  const std::string na = "n/a (no computation: the single GPU takes no time)";
+  row(out, "throughput", r.iteration_time_s() > 0 ? fmt("%.1f samples/s", r.throughput_samples_per_s()) : na);
   row(out, "single-GPU iteration time", format_seconds(r.single_gpu_iteration_time_s()) + "  (simulated on " +
                                             (c.hosts_size() > 0 ? c.hosts(0) : std::string("rank 0")) + ")");
-  row(out, "single-GPU throughput", fmt("%.1f samples/s", r.single_gpu_throughput_samples_per_s()));
-  row(out, "speedup", fmt("%.3f x", r.speedup()));
-  row(out, "scaling efficiency", fmt("%.1f %%", 100.0 * r.scaling_efficiency()));
+  const bool timed = r.iteration_time_s() > 0 && r.single_gpu_iteration_time_s() > 0;
+  row(out, "single-GPU throughput",
+      r.single_gpu_iteration_time_s() > 0 ? fmt("%.1f samples/s", r.single_gpu_throughput_samples_per_s()) : na);
+  row(out, "speedup", timed ? fmt("%.3f x", r.speedup()) : na);
+  row(out, "scaling efficiency", timed ? fmt("%.1f %%", 100.0 * r.scaling_efficiency()) : na);
   out << "\n  where one iteration's time goes (mean over GPUs)      time   share\n";
   const double t = r.iteration_time_s();
   share(out, "data loading (I/O)", b.io_s(), t);

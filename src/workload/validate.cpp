@@ -10,11 +10,17 @@
 namespace ddlsim::workload {
 namespace {
 
+/** Upper bounds that keep sums exact and SimGrid's clock meaningful: 11.6 days per task, 1 PiB per layer. */
+constexpr double kMaxTimeS = 1e6;
+constexpr std::int64_t kMaxGradientBytes = std::int64_t(1) << 50;
+
 void check_time(double value, const std::string& source, const std::string& where) {
   if (!std::isfinite(value))
     throw InputError(source + ": " + where + " must be a finite number of seconds (got " + format_double(value) + ")");
   if (value < 0)
     throw InputError(source + ": " + where + " must be >= 0 (got " + format_double(value) + ")");
+  if (value > kMaxTimeS) // SimGrid's clock cannot add much larger times to small ones
+    throw InputError(source + ": " + where + " must be <= 1e6 s (got " + format_double(value) + ")");
 }
 
 } // namespace
@@ -49,7 +55,12 @@ void validate_workload(const proto::Workload& w, const std::string& source) {
     if (layer.gradient_bytes() < 0)
       throw InputError(source + ": " + named + ": gradient_bytes must be >= 0 (got " +
                        std::to_string(layer.gradient_bytes()) + ")");
+    if (layer.gradient_bytes() > kMaxGradientBytes)
+      throw InputError(source + ": " + named + ": gradient_bytes must be <= 2^50 (1 PiB) (got " +
+                       std::to_string(layer.gradient_bytes()) + ")");
   }
+  if (w.layers_size() > (1 << 20))
+    throw InputError(source + ": layers: at most 1048576 layers (got " + std::to_string(w.layers_size()) + ")");
 }
 
 } // namespace ddlsim::workload

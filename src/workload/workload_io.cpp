@@ -55,7 +55,10 @@ proto::Workload parse_workload(const std::string& text, const std::string& forma
     options.ignore_unknown_fields = false;
     auto status = google::protobuf::util::JsonStringToMessage(text, &w, options);
     if (!status.ok())
-      throw InputError(format_path + ": malformed JSON workload: " + std::string(status.message()));
+    {
+      const std::string message(status.message()); // protobuf may add lines: keep the first
+      throw InputError(format_path + ": malformed JSON workload: " + message.substr(0, message.find('\n')));
+    }
   }
   validate_workload(w, format_path);
   return w;

@@ -27,5 +27,5 @@ TEST_CASE("an explicit host list chooses and orders the hosts")
 
 TEST_CASE("a platform without GPU hosts is rejected")
 {
-  CHECK_THROWS_AS(select_rank_hosts({}, {}, 0, "p.xml"), ConfigError);
+  CHECK_THROWS_AS(select_rank_hosts({}, {}, 0, "p.xml"), ddlsim::InputError); // the file is at fault
 }
