@@ -43,9 +43,11 @@ printf '%-6s %-8s %6s %-14s %16s %12s\n' algo fidelity ranks workload "simulated
 run() { # algorithm fidelity ranks workload-name
   local alg=$1 fid=$2 p=$3 wl=$4
   local start end out
+  local fidelity_option=()
+  case $alg in ring | hd) fidelity_option=(--fidelity "$fid") ;; esac # the others are always message level
   start=$(date +%s.%N)
   out=$(timeout "$limit" "$ddlsim" run --platform "$(platform "$p")" --workload "$work/$wl.textproto" \
-        --algorithm "$alg" --fidelity "$fid" --iterations 1 -q --report "$work/r.json" 2>&1 >/dev/null)
+        --algorithm "$alg" "${fidelity_option[@]}" --iterations 1 -q --report "$work/r.json" 2>&1 >/dev/null)
   local rc=$?
   end=$(date +%s.%N)
   if [ $rc -eq 124 ]; then
@@ -55,7 +57,7 @@ run() { # algorithm fidelity ranks workload-name
   else
     local sim
     sim=$(python3 -c "import json,sys; print('%.3f' % (json.load(open(sys.argv[1]))['iteration_time_s']*1e3))" "$work/r.json")
-    printf '%-6s %-8s %6d %-14s %16s %12.2f\n' "$alg" "$fid" "$p" "$wl" "$sim" "$(echo "$end - $start" | bc -l)"
+    printf '%-6s %-8s %6d %-14s %16s %12.2f\n' "$alg" "$fid" "$p" "$wl" "$sim" "$(python3 -c "print($end - $start)")"
   fi
 }
 

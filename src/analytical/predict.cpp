@@ -29,8 +29,12 @@ double predict_allreduce_s(const std::string& algorithm, std::uint64_t bytes, co
     return tree_allreduce_s(in.ranks, bytes, in.chunk_bytes, in.hop, in.costs);
   if (algorithm == "dbtree") // lower bound: each tree alone with half the vector (the two trees share links)
     return tree_allreduce_s(in.ranks, bytes - bytes / 2, in.chunk_bytes, in.hop, in.costs);
-  if (algorithm == "ps")
-    return ps_allreduce_s(in.ranks, in.servers, bytes, in.server, in.costs);
+  if (algorithm == "ps") {
+    if (in.servers_colocated)
+      throw ConfigError("no closed form for parameter servers sharing hosts with ranks");
+    // Round-robin: the whole tensor goes to one server, as if there were one.
+    return ps_allreduce_s(in.ranks, in.round_robin ? 1 : in.servers, bytes, in.server, in.costs);
+  }
   if (algorithm == "hier") {
     PredictInput leaders = in;
     leaders.ranks = in.nodes;

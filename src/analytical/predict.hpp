@@ -14,6 +14,8 @@ struct PredictInput {
   int nodes = 1;                 ///< hier: number of nodes
   int ranks_per_node = 1;        ///< hier: ranks of the largest node
   int servers = 1;               ///< ps
+  bool servers_colocated = false; ///< ps: servers share hosts with ranks (no closed form)
+  bool round_robin = false;      ///< ps: tensors whole on one server instead of split
   std::uint64_t chunk_bytes = 0; ///< tree
   std::string inter_algorithm = "ring";
   Hop hop;                       ///< worst route among ring neighbours and XOR partners

@@ -8,6 +8,42 @@ namespace po = boost::program_options;
 
 namespace ddlsim::cli {
 
+namespace {
+
+/** The algorithm names a spec uses: "ring", or both sides of "rd<=8KiB,hd"; hier also uses its inter algorithm. */
+bool uses(const AggregationCli& a, const std::string& name)
+{
+  for (const std::string& part : split(a.algorithm, ',')) {
+    const std::string alg = part.substr(0, part.find("<="));
+    if (alg == name || (alg == "hier" && a.inter_algorithm == name))
+      return true;
+  }
+  return false;
+}
+
+/** An option the algorithm never reads is an error, not a silent no-op. */
+void reject_unused(const AggregationCli& a)
+{
+  const AggregationCli defaults;
+  auto refuse = [&](const std::string& option, const std::string& readers) {
+    throw ConfigError(option + " has no effect with --algorithm " + a.algorithm + " (only " + readers + " read it)");
+  };
+  if (a.servers != defaults.servers && !uses(a, "ps"))
+    refuse("--servers", "ps");
+  if (!a.ps_hosts.empty() && !uses(a, "ps"))
+    refuse("--ps-hosts", "ps");
+  if (a.ps_sharding != defaults.ps_sharding && !uses(a, "ps"))
+    refuse("--ps-sharding", "ps");
+  if (a.inter_algorithm != defaults.inter_algorithm && !uses(a, "hier"))
+    refuse("--inter-algorithm", "hier");
+  if (a.chunk != defaults.chunk && !uses(a, "ring") && !uses(a, "tree") && !uses(a, "dbtree"))
+    refuse("--chunk-bytes", "ring, tree and dbtree");
+  if (a.fidelity != defaults.fidelity && !uses(a, "ring") && !uses(a, "hd"))
+    refuse("--fidelity", "ring and hd");
+}
+
+} // namespace
+
 po::options_description aggregation_options(AggregationCli& a)
 {
   po::options_description d("Aggregation");
@@ -22,7 +58,7 @@ po::options_description aggregation_options(AggregationCli& a)
        "tree, dbtree: pipelining chunk (0: 1 MiB); ring: largest message, the vector is reduced in slices of "
        "P x SIZE one after the other, as NCCL does (0: one slice)")
       ("inter-algorithm", po::value(&a.inter_algorithm)->default_value(a.inter_algorithm)->value_name("NAME"),
-       "hier: flat algorithm among node leaders (ring, rd, hd, tree)")
+       "hier: flat algorithm among node leaders (ring, rd, hd, tree, dbtree)")
       ("servers", po::value(&a.servers)->default_value(a.servers)->value_name("S"), "ps: number of parameter servers")
       ("ps-hosts", po::value(&a.ps_hosts)->value_name("H0,H1,..."),
        "ps: hosts of the servers (dedicated or CPU hosts); default: co-located with ranks 0..S-1")
@@ -68,7 +104,23 @@ collectives::CollectiveOptions resolve(const AggregationCli& a)
   else
     throw ConfigError("--fidelity must be one of: auto, message, flow (got '" + a.fidelity + "')");
   collectives::make_collective(a.algorithm, o); // validates the name and the combination
+  reject_unused(a);
   return o;
+}
+
+proto::AggregationConfig to_proto(const AggregationCli& a, const collectives::CollectiveOptions& o)
+{
+  proto::AggregationConfig c;
+  c.set_msg_overhead_s(o.msg_overhead_s);
+  c.set_reduce_s_per_byte(o.reduce_s_per_byte);
+  c.set_chunk_bytes(o.chunk_bytes);
+  c.set_inter_algorithm(o.inter_algorithm);
+  c.set_ps_servers(static_cast<unsigned>(o.ps_servers));
+  for (const auto& h : o.ps_hosts)
+    c.add_ps_hosts(h);
+  c.set_ps_sharding(a.ps_sharding);
+  c.set_fidelity(a.fidelity);
+  return c;
 }
 
 } // namespace ddlsim::cli

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "collectives/collective.hpp"
+#include "proto/report.pb.h"
 
 #include <boost/program_options.hpp>
 
@@ -25,7 +26,11 @@ struct AggregationCli {
 /** @brief The "Aggregation" group of options, bound to `a`. */
 boost::program_options::options_description aggregation_options(AggregationCli& a);
 
-/** @brief Checks and converts the options; throws ConfigError naming the option and the bad value. */
+/** @brief Checks and converts the options; throws ConfigError naming the option and the bad value, also for
+ *  an option the chosen algorithm would not read (no silent no-op). */
 collectives::CollectiveOptions resolve(const AggregationCli& a);
+
+/** @brief The resolved options as recorded in reports and --dump-config. */
+proto::AggregationConfig to_proto(const AggregationCli& a, const collectives::CollectiveOptions& o);
 
 } // namespace ddlsim::cli

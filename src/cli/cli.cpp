@@ -7,6 +7,7 @@
 #include <xbt/base.h> // version.h needs its macros
 #include <simgrid/version.h>
 
+#include <filesystem>
 #include <ostream>
 
 namespace po = boost::program_options;
@@ -58,6 +59,18 @@ bool parse_options(const std::vector<std::string>& args, const po::options_descr
     throw ConfigError(command + ": " + e.what() + " (see 'ddlsim " + command + " --help')");
   }
   return true;
+}
+
+void check_output_path(const std::string& path, const std::string& option)
+{
+  if (path.empty())
+    return;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ConfigError(option + " " + path + ": is a directory, expected a file name");
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    throw ConfigError(option + " " + path + ": directory '" + parent.string() + "' does not exist");
 }
 
 void dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)

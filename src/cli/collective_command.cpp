@@ -140,9 +140,14 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
     throw ConfigError("--ranks must be >= 0 (got " + std::to_string(o.ranks) + ")");
   in.ranks = static_cast<unsigned>(o.ranks);
   if (!o.hosts.empty())
-    for (const auto& h : split(o.hosts, ','))
+    for (const auto& h : split(o.hosts, ',')) {
+      if (h.empty())
+        throw ConfigError("--hosts: empty host name in '" + o.hosts + "'");
       in.hosts.push_back(h);
+    }
   in.simgrid_cfg = o.simgrid_cfg;
+  if (o.fail_above < 0 && o.fail_above != -1)
+    throw ConfigError("--fail-above must be >= 0 (got " + format_double(o.fail_above) + ")");
   if (o.fail_above >= 0 && o.compare.empty())
     throw ConfigError("--fail-above needs --compare");
   std::vector<std::pair<std::uint64_t, double>> measured;
@@ -153,11 +158,7 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
   } else {
     in.sizes = size_range(o.sizes, o.factor);
   }
-  if (!o.csv.empty()) { // fail before simulating, not after
-    std::ofstream probe(o.csv, std::ios::app);
-    if (!probe)
-      throw InputError(o.csv + ": cannot open for writing");
-  }
+  check_output_path(o.csv, "--csv"); // fail before simulating, not after
 
   const auto wall_start = std::chrono::steady_clock::now();
   if (!o.quiet)
@@ -180,6 +181,8 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
   for (const auto& [node, count] : per_node)
     pred.ranks_per_node = std::max(pred.ranks_per_node, count);
   pred.servers = in.collective.ps_servers;
+  pred.servers_colocated = in.collective.ps_hosts.empty();
+  pred.round_robin = in.collective.ps_sharding == collectives::PsSharding::RoundRobin;
   pred.chunk_bytes = in.collective.chunk_bytes;
   pred.inter_algorithm = in.collective.inter_algorithm;
   pred.hop = {sweep.alpha_s, sweep.bandwidth_bytes_per_s};
@@ -193,7 +196,8 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
   std::snprintf(buf, sizeof buf, "  worst route: alpha = %s, B = %.4g GB/s; overhead o = %s per message, reduce gamma = %s per byte\n",
                 format_seconds(sweep.alpha_s).c_str(), sweep.bandwidth_bytes_per_s / 1e9,
                 format_seconds(in.collective.msg_overhead_s).c_str(), format_seconds(in.collective.reduce_s_per_byte).c_str());
-  out << buf << "  closed form: " << analytical::formula(in.algorithm) << "\n\n";
+  out << buf << "  closed form: " << analytical::formula(in.algorithm)
+      << "\n  (assumes no two transfers share a link: sim/closed > 1 measures the contention the platform adds)\n\n";
   const bool cmp = !measured.empty();
   std::snprintf(buf, sizeof buf, "%14s %14s %13s %13s %17s %11s%s\n", "size (B)", "time (us)", "algbw (GB/s)",
                 "busbw (GB/s)", "closed form (us)", "sim/closed", cmp ? "  measured (us)  rel. error" : "");

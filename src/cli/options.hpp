@@ -15,4 +15,7 @@ bool parse_options(const std::vector<std::string>& args, const boost::program_op
                    const std::string& usage, std::ostream& out, const std::string& command,
                    boost::program_options::variables_map* parsed = nullptr);
 
+/** @brief Refuses, before any simulation, an output path whose directory is missing or that is a directory. */
+void check_output_path(const std::string& path, const std::string& option);
+
 } // namespace ddlsim::cli

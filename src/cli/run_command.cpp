@@ -60,16 +60,6 @@ po::options_description run_options(RunOptions& o)
   return all;
 }
 
-void check_output_path(const std::string& path, const std::string& option)
-{
-  if (path.empty())
-    return;
-  const auto parent = std::filesystem::path(path).parent_path();
-  std::error_code ec;
-  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-    throw ConfigError(option + " " + path + ": directory '" + parent.string() + "' does not exist");
-}
-
 } // namespace
 
 void run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -132,6 +122,7 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
     config.add_hosts(h);
   for (const auto& c : sim.simgrid_cfg)
     config.add_simgrid_cfg(c);
+  *config.mutable_aggregation() = to_proto(o.aggregation, in.collective);
   if (o.dump_config) {
     out << message_to_json(config);
     return;

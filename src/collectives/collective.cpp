@@ -163,7 +163,7 @@ std::unique_ptr<Collective> make_collective(const std::string& algorithm, const 
     const std::string small = algorithm.substr(0, le);
     const std::string large = algorithm.substr(comma + 1);
     if (!flat(small) || !flat(large))
-      throw ConfigError("--algorithm " + algorithm + ": a size switch chooses between flat algorithms (ring, rd, hd, tree)");
+      throw ConfigError("--algorithm " + algorithm + ": a size switch chooses between flat algorithms (ring, rd, hd, tree, dbtree)");
     const auto threshold = parse_bytes(algorithm.substr(le + 2, comma - le - 2), "--algorithm " + algorithm);
     return std::make_unique<SizeSwitch>(make_collective(small, options), threshold, make_collective(large, options));
   }
@@ -179,7 +179,7 @@ std::unique_ptr<Collective> make_collective(const std::string& algorithm, const 
     return std::make_unique<DoubleBinaryTree>();
   if (algorithm == "hier") {
     if (!flat(options.inter_algorithm))
-      throw ConfigError("--inter-algorithm must be a flat algorithm: ring, rd, hd, tree (got '" +
+      throw ConfigError("--inter-algorithm must be a flat algorithm: ring, rd, hd, tree, dbtree (got '" +
                         options.inter_algorithm + "')");
     return std::make_unique<Hierarchical>(make_collective(options.inter_algorithm, options));
   }

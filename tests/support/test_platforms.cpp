@@ -13,16 +13,34 @@ namespace ddlsim::test {
 
 namespace {
 
-/** Writes `xml` into a fresh /tmp/ddlsim-test-*.xml file and returns its path. */
+std::vector<std::string>& temporary_files()
+{
+  static std::vector<std::string> files;
+  return files;
+}
+
+void remove_temporary_files()
+{
+  for (const auto& f : temporary_files())
+    std::remove(f.c_str());
+}
+
+/** Writes `xml` into a fresh $TMPDIR/ddlsim-test-*.xml file (removed when the process exits); returns its path. */
 std::string write_temporary_xml(const std::string& xml)
 {
-  char path[] = "/tmp/ddlsim-test-platform-XXXXXX.xml";
-  const int fd = mkstemps(path, 4);
+  const char* dir = std::getenv("TMPDIR");
+  std::string pattern = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/ddlsim-test-XXXXXX.xml";
+  std::vector<char> path(pattern.begin(), pattern.end());
+  path.push_back('\0');
+  const int fd = mkstemps(path.data(), 4);
   if (fd < 0)
-    throw std::runtime_error("cannot create a temporary platform file");
+    throw std::runtime_error("cannot create a temporary platform file in " + pattern);
   close(fd);
-  std::ofstream(path) << xml;
-  return path;
+  if (temporary_files().empty())
+    std::atexit(remove_temporary_files);
+  temporary_files().emplace_back(path.data());
+  std::ofstream(path.data()) << xml;
+  return path.data();
 }
 
 } // namespace

@@ -140,3 +140,11 @@ TEST_CASE("every shipped model x GPU workload loads and carries its model's fp32
       CHECK(workload::total_gradient_bytes(w) == 4 * models[m].second);
     }
 }
+
+TEST_CASE("times and gradients beyond what the simulation can represent are rejected")
+{
+  CHECK_THROWS_WITH(parse_workload(with("forward_s: 0.003", "forward_s: 1e300"), "w.textproto"),
+                    "w.textproto: layer 'fc': forward_s must be <= 1e6 s (got 1e+300)");
+  CHECK_THROWS_WITH(parse_workload(with("gradient_bytes: 4096", "gradient_bytes: 9223372036854775807"), "w.textproto"),
+                    "w.textproto: layer 'fc': gradient_bytes must be <= 2^50 (1 PiB) (got 9223372036854775807)");
+}
