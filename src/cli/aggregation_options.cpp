@@ -1,5 +1,6 @@
 // Command-line options of the aggregation algorithms, shared by `ddlsim run` and `ddlsim collective`.
 #include "cli/aggregation_options.hpp"
+#include "cli/options.hpp"
 
 #include "common/error.hpp"
 #include "common/strings.hpp"
@@ -46,7 +47,7 @@ void reject_unused(const AggregationCli& a)
 
 po::options_description aggregation_options(AggregationCli& a)
 {
-  po::options_description d("Aggregation");
+  po::options_description d("Aggregation", kHelpColumns, kHelpDescriptionColumns);
   d.add_options()
       ("algorithm", po::value(&a.algorithm)->default_value(a.algorithm)->value_name("NAME"),
        ("allreduce algorithm: " + collectives::known_algorithms()).c_str())

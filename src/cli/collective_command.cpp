@@ -108,26 +108,26 @@ std::vector<std::pair<std::uint64_t, double>> read_measurements(const std::strin
 void collective_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
   CollectiveOptionsCli o;
-  po::options_description input("Input");
+  po::options_description input("Input", kHelpColumns, kHelpDescriptionColumns);
   input.add_options()
       ("platform", po::value(&o.platform)->required()->value_name("FILE"), "SimGrid platform XML")
       ("ranks", po::value(&o.ranks)->default_value(o.ranks)->value_name("N"), "ranks (GPU hosts in natural order); 0 = all")
       ("hosts", po::value(&o.hosts)->value_name("H0,H1,..."), "explicit host of rank 0, 1, ...");
-  po::options_description sizes("Sizes");
+  po::options_description sizes("Sizes", kHelpColumns, kHelpDescriptionColumns);
   sizes.add_options()
       ("sizes", po::value(&o.sizes)->default_value(o.sizes)->value_name("MIN:MAX"), "message sizes in bytes (units: KiB, MiB, GiB, KB, MB, GB)")
       ("factor", po::value(&o.factor)->default_value(o.factor)->value_name("F"), "multiply the size by F between rows")
       ("compare", po::value(&o.compare)->value_name("FILE"), "take the sizes from a measured OSU-style log (SIZE LATENCY_US per line) and compare")
       ("fail-above", po::value(&o.fail_above)->value_name("FRACTION"), "with --compare: fail if the median relative error exceeds FRACTION");
-  po::options_description output("Output");
+  po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
   output.add_options()
       ("csv", po::value(&o.csv)->value_name("FILE"), "also write the table as CSV")
       ("quiet,q", po::bool_switch(&o.quiet), "no progress lines on stderr")
       ("help,h", "show this help")
       ("version", "show the version");
-  po::options_description simgrid("SimGrid");
+  po::options_description simgrid("SimGrid", kHelpColumns, kHelpDescriptionColumns);
   simgrid.add_options()("cfg", po::value(&o.simgrid_cfg)->composing()->value_name("KEY:VALUE"), "SimGrid configuration after ddlsim's defaults; repeatable");
-  po::options_description all;
+  po::options_description all("", kHelpColumns, kHelpDescriptionColumns);
   all.add(input).add(aggregation_options(o.aggregation)).add(sizes).add(output).add(simgrid);
   if (!parse_options(args, all, kCollectiveUsage, out, "collective"))
     return;

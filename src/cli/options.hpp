@@ -8,6 +8,10 @@
 
 namespace ddlsim::cli {
 
+/** @brief Width of --help output, and the columns kept for descriptions (so that no word is cut). */
+inline constexpr unsigned kHelpColumns = 120;
+inline constexpr unsigned kHelpDescriptionColumns = 70;
+
 /** @brief Parses `args` against `desc`: unknown options and stray positional words are errors.
  *  Returns false when --help or --version was given (after printing the help or the version to `out`).
  *  `desc` must declare both. When `parsed` is given it receives the parsed values (to tell given from defaulted). */

@@ -35,7 +35,7 @@ Topology:    star      one non-blocking switch
 
 void platform_command(const std::vector<std::string>& args, std::ostream& out) {
   PlatformOptions o;
-  po::options_description cluster("Cluster");
+  po::options_description cluster("Cluster", kHelpColumns, kHelpDescriptionColumns);
   // clang-format off
   cluster.add_options()
       ("nodes", po::value(&o.spec.nodes)->required()->value_name("N"), "servers (>= 1)")
@@ -47,13 +47,13 @@ void platform_command(const std::vector<std::string>& args, std::ostream& out) {
       ("topology", po::value(&o.spec.topology)->default_value(o.spec.topology)->value_name("KIND"), "star | fat-tree")
       ("nodes-per-leaf", po::value(&o.spec.nodes_per_leaf)->value_name("L"), "fat-tree: servers per leaf switch (required with fat-tree; must divide --nodes)")
       ("oversubscription", po::value(&o.spec.oversubscription)->value_name("R"), "fat-tree: leaf down / up bandwidth ratio, >= 1 (default 1)");
-  po::options_description output("Output");
+  po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
   output.add_options()
       ("output,o", po::value(&o.output)->required()->value_name("FILE.xml"), "platform file to write")
       ("help,h", "show this help")
       ("version", "show the version");
   // clang-format on
-  po::options_description all;
+  po::options_description all("", kHelpColumns, kHelpDescriptionColumns);
   all.add(cluster).add(output);
   if (!parse_options(args, all, kPlatformUsage, out, "platform"))
     return;

@@ -33,18 +33,18 @@ kind (simulated too), and where the time goes. Ranks map to GPU hosts in natural
 
 po::options_description run_options(RunOptions& o)
 {
-  po::options_description input("Input");
+  po::options_description input("Input", kHelpColumns, kHelpDescriptionColumns);
   input.add_options()
       ("platform", po::value(&o.platform)->value_name("FILE"), "SimGrid platform XML; GPU hosts carry <prop id=\"gpu\" value=\"MODEL\"/>")
-      ("cluster", po::value(&o.cluster)->value_name("KEY=VALUE,..."), "instead of --platform: build a generated cluster in memory, keys as the options of 'ddlsim platform': nodes=N,gpus-per-node=G,gpu=NAME,intra=pcie|nvlink|nvswitch,inter=10gbe|25gbe|ib56|ib100|ib200[,nics-per-node=K][,topology=star|fat-tree,nodes-per-leaf=L,oversubscription=R]")
+      ("cluster", po::value(&o.cluster)->value_name("KEY=VALUE,..."), "instead of --platform: build a generated cluster in memory, keys as the options of 'ddlsim platform': nodes, gpus-per-node, gpu, intra, inter, and optionally nics-per-node, topology, nodes-per-leaf, oversubscription (comma separated, e.g. \"nodes=4,gpus-per-node=8,gpu=V100-SXM2,intra=nvlink,inter=ib100\")")
       ("workload", po::value(&o.workload)->required()->value_name("FILE"), "workload, protobuf text format (.textproto) or JSON (.json)")
       ("ranks", po::value(&o.ranks)->default_value(o.ranks)->value_name("N"), "number of GPUs; 0 = every GPU host of the platform")
       ("hosts", po::value(&o.hosts)->value_name("H0,H1,..."), "explicit host of rank 0, 1, ... (GPU hosts, comma separated)");
-  po::options_description model("Model");
+  po::options_description model("Model", kHelpColumns, kHelpDescriptionColumns);
   model.add_options()
       ("schedule", po::value(&o.schedule)->default_value(o.schedule)->value_name("NAME"), "sequential (backward, then every aggregation) | wfbp (aggregate each layer as soon as its gradient is ready)")
       ("iterations", po::value(&o.iterations)->default_value(o.iterations)->value_name("N"), "iterations simulated back to back; the report averages those after the first");
-  po::options_description output("Output");
+  po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
   output.add_options()
       ("report", po::value(&o.report)->value_name("FILE.json"), "also write the report, with the resolved configuration, as JSON")
       ("trace", po::value(&o.trace)->value_name("FILE.json"), "write a timeline of every task on every GPU (Chrome trace format: open in https://ui.perfetto.dev or chrome://tracing)")
@@ -52,10 +52,10 @@ po::options_description run_options(RunOptions& o)
       ("quiet,q", po::bool_switch(&o.quiet), "no progress lines on stderr")
       ("help,h", "show this help")
       ("version", "show the version");
-  po::options_description simgrid("SimGrid");
+  po::options_description simgrid("SimGrid", kHelpColumns, kHelpDescriptionColumns);
   simgrid.add_options()
       ("cfg", po::value(&o.simgrid_cfg)->composing()->value_name("KEY:VALUE"), "SimGrid configuration, applied after ddlsim's exact alpha-beta defaults (network/model:CM02, network/crosstraffic:0, network/TCP-gamma:0, contexts/stack-size:512); repeatable");
-  po::options_description all;
+  po::options_description all("", kHelpColumns, kHelpDescriptionColumns);
   all.add(input).add(model).add(aggregation_options(o.aggregation)).add(output).add(simgrid);
   return all;
 }

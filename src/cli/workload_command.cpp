@@ -92,7 +92,7 @@ void workload_command(const std::vector<std::string>& args, std::ostream& out)
   WorkloadOptions o;
   double io_ms = 0, h2d_ms = 0, update_ms = 0, frequency_hz = 0;
   std::string csv_header = "auto";
-  po::options_description generate("Generate (model zoo + roofline)");
+  po::options_description generate("Generate (model zoo + roofline)", kHelpColumns, kHelpDescriptionColumns);
   generate.add_options()
       ("model", po::value(&o.model)->default_value(o.model)->value_name("NAME"), ("network: " + workload::known_models()).c_str())
       ("gpu", po::value(&o.gpu)->default_value(o.gpu)->value_name("NAME"), ("GPU (also the reference GPU of an import): " + platform::known_gpus()).c_str())
@@ -100,7 +100,7 @@ void workload_command(const std::vector<std::string>& args, std::ostream& out)
       ("precision", po::value(&o.precision)->default_value(o.precision)->value_name("P"), "fp32 | fp16 (mixed precision; needs an fp16 peak and calibration)")
       ("pcie-GBps", po::value(&o.pcie_gbps)->default_value(o.pcie_gbps, "15.754")->value_name("X"), "host-to-device bandwidth in GB/s for h2d_s (default: PCIe 3.0 x16 theoretical)")
       ("decode-samples-per-s", po::value(&o.decode_samples_per_s)->default_value(0)->value_name("X"), "input pipeline throughput for io_s; 0: it keeps up, io_s = 0");
-  po::options_description import("Import");
+  po::options_description import("Import", kHelpColumns, kHelpDescriptionColumns);
   import.add_options()
       ("import-csv", po::value(&o.import_csv)->value_name("FILE"), "per-layer CSV: layer,forward_ms,backward_ms,gradient_bytes")
       ("csv-header", po::value(&csv_header)->default_value(csv_header)->value_name("H"), "auto | yes | no: whether the CSV's first line is the header")
@@ -109,7 +109,7 @@ void workload_command(const std::vector<std::string>& args, std::ostream& out)
       ("io-ms", po::value(&io_ms)->default_value(0)->value_name("X"), "io_s of the imported workload, in ms")
       ("h2d-ms", po::value(&h2d_ms)->default_value(0)->value_name("X"), "h2d_s of the imported workload, in ms")
       ("update-ms", po::value(&update_ms)->default_value(0)->value_name("X"), "update_s of the imported workload, in ms (ASTRA-sim update delays are added)");
-  po::options_description output("Output");
+  po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
   output.add_options()
       ("output,o", po::value(&o.output)->value_name("FILE"), "output file, .textproto/.pbtxt/.txtpb or .json (default: text format on stdout)")
       ("calibration", "print the calibration and validation points with the model's residuals, then stop")
