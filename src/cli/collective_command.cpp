@@ -65,11 +65,19 @@ std::vector<std::uint64_t> size_range(const std::string& spec, double factor)
   return sizes;
 }
 
-/** An OSU latency log: lines "SIZE LATENCY_US" or "N,SIZE LATENCY_US", '#' comments. */
-std::vector<std::pair<std::uint64_t, double>> read_measurements(const std::string& path)
+/** One measured size of an OSU latency log. */
+struct Measurement {
+  std::uint64_t bytes = 0;
+  double seconds = 0;
+  std::string processes; ///< N of an "N,SIZE" line (empty if the line has no count)
+  int line = 0;
+};
+
+/** An OSU latency log: lines "SIZE LATENCY_US" or "N,SIZE LATENCY_US" (N: the process count), '#' comments. */
+std::vector<Measurement> read_measurements(const std::string& path)
 {
   std::istringstream in(read_file(path));
-  std::vector<std::pair<std::uint64_t, double>> rows;
+  std::vector<Measurement> rows;
   std::string line;
   int number = 0;
   while (std::getline(in, line)) {
@@ -84,8 +92,11 @@ std::vector<std::pair<std::uint64_t, double>> read_measurements(const std::strin
     if (latency_field.empty() || (fields >> extra))
       throw InputError(where + ": expected 'SIZE LATENCY_US' (got '" + line + "')");
     const auto comma = size_field.find(',');
-    if (comma != std::string::npos)
+    std::string processes;
+    if (comma != std::string::npos) {
+      processes = size_field.substr(0, comma);
       size_field = size_field.substr(comma + 1);
+    }
     std::uint64_t size = 0;
     try {
       size = parse_bytes(size_field, "size");
@@ -96,7 +107,7 @@ std::vector<std::pair<std::uint64_t, double>> read_measurements(const std::strin
     const double us = std::strtod(latency_field.c_str(), &end);
     if (*end != '\0' || !std::isfinite(us) || us <= 0)
       throw InputError(where + ": latency must be a positive number of microseconds (got '" + latency_field + "')");
-    rows.emplace_back(size, us * 1e-6);
+    rows.push_back({size, us * 1e-6, processes, number});
   }
   if (rows.empty())
     throw InputError(path + ": no measurements");
@@ -150,11 +161,11 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
     throw ConfigError("--fail-above must be >= 0 (got " + format_double(o.fail_above) + ")");
   if (o.fail_above >= 0 && o.compare.empty())
     throw ConfigError("--fail-above needs --compare");
-  std::vector<std::pair<std::uint64_t, double>> measured;
+  std::vector<Measurement> measured;
   if (!o.compare.empty()) {
     measured = read_measurements(o.compare);
     for (const auto& m : measured)
-      in.sizes.push_back(m.first);
+      in.sizes.push_back(m.bytes);
   } else {
     in.sizes = size_range(o.sizes, o.factor);
   }
@@ -171,6 +182,11 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
     };
   const engine::SweepOutput sweep = engine::run_collective_sweep(in);
   const int p = static_cast<int>(sweep.hosts.size());
+  for (const auto& m : measured)
+    if (!m.processes.empty() && m.processes != std::to_string(p))
+      throw InputError(o.compare + ": line " + std::to_string(m.line) + ": measured on " + m.processes +
+                       " processes, but the simulation has " + std::to_string(p) + " ranks (set --ranks " +
+                       m.processes + ")");
 
   analytical::PredictInput pred;
   pred.ranks = p;
@@ -225,7 +241,7 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
     csv << pt.bytes << "," << format_double(pt.time_s * 1e6) << "," << format_double(algbw) << "," << format_double(busbw)
         << "," << (closed > 0 ? format_double(closed * 1e6) : std::string());
     if (cmp) {
-      const double m = measured[k].second;
+      const double m = measured[k].seconds;
       const double e = (pt.time_s - m) / m;
       errors.push_back(std::fabs(e));
       std::snprintf(buf, sizeof buf, "  %13.2f  %+9.1f %%", m * 1e6, 100 * e);

@@ -48,10 +48,10 @@ void HalvingDoubling::allreduce(Group& g, int self, std::uint64_t bytes) const
     const double wait = (steps - 1) * max_latency + steps * g.options().msg_overhead_s;
     CommWorld& world = g.world();
     simgrid::s4u::this_actor::sleep_for(wait);
-    world.exchange(g.endpoint(self), give, partners, false); // reduce-scatter
+    world.exchange(g.endpoint(self), give, partners, false, g.channel()); // reduce-scatter
     g.reduce(self, kept);
     simgrid::s4u::this_actor::sleep_for(wait);
-    world.exchange(g.endpoint(self), keep, partners, false); // allgather
+    world.exchange(g.endpoint(self), keep, partners, false, g.channel()); // allgather
   } else {
     // Reduce-scatter: keep one half of the current segment, send the other, add what the partner sent.
     struct Step {

@@ -35,7 +35,7 @@ void Hierarchical::allreduce(Group& g, int self, std::uint64_t bytes) const
   std::vector<int> from;
   for (std::size_t i = 1; i < local.size(); ++i)
     from.push_back(g.endpoint(local[i]));
-  world.exchange(g.endpoint(self), {}, from);
+  world.exchange(g.endpoint(self), {}, from, true, g.channel());
   g.reduce(self, bytes * (local.size() - 1));
 
   std::vector<int> leader_endpoints;
@@ -45,13 +45,13 @@ void Hierarchical::allreduce(Group& g, int self, std::uint64_t bytes) const
       my_index = static_cast<int>(i);
     leader_endpoints.push_back(g.endpoint(leaders[i]));
   }
-  Group among_leaders(world, leader_endpoints);
+  Group among_leaders(world, leader_endpoints, g.channel());
   inter_->allreduce(among_leaders, my_index, bytes);
 
   std::vector<std::pair<int, std::uint64_t>> to;
   for (std::size_t i = 1; i < local.size(); ++i)
     to.emplace_back(g.endpoint(local[i]), bytes);
-  world.exchange(g.endpoint(self), to, {});
+  world.exchange(g.endpoint(self), to, {}, true, g.channel());
 }
 
 } // namespace ddlsim::collectives

@@ -126,7 +126,9 @@ std::string format_seconds(double seconds)
 {
   char buf[64];
   const double mag = std::fabs(seconds);
-  if (mag >= 1.0 || seconds == 0.0)
+  if (mag >= 1e6 || !std::isfinite(seconds))
+    std::snprintf(buf, sizeof buf, "%.6g s", seconds);
+  else if (mag >= 1.0 || seconds == 0.0)
     std::snprintf(buf, sizeof buf, "%.3f s", seconds);
   else if (mag >= 1e-3)
     std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);

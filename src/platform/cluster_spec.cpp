@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -180,7 +181,8 @@ ClusterSpec parse_cluster_string(const std::string& text) {
     char* end = nullptr;
     errno = 0;
     const long x = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || errno != 0 || x < -1000000000 || x > 1000000000)
+    const bool digits_only = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits_only || *end != '\0' || errno != 0 || x > 1000000000)
       throw ConfigError("--cluster: " + k + " must be an integer (got '" + v + "')");
     out = static_cast<int>(x);
   };
@@ -197,7 +199,7 @@ ClusterSpec parse_cluster_string(const std::string& text) {
   if (auto it = values.find("oversubscription"); it != values.end()) {
     char* end = nullptr;
     s.oversubscription = std::strtod(it->second.c_str(), &end);
-    if (it->second.empty() || *end != '\0')
+    if (it->second.empty() || *end != '\0' || !std::isdigit(static_cast<unsigned char>(it->second[0])))
       throw ConfigError("--cluster: oversubscription must be a number (got '" + it->second + "')");
   }
   validate(s, SpecNaming::ClusterKeys);

@@ -48,7 +48,8 @@ std::string lower(std::string s)
 /** Whole string as a finite double, or false. */
 bool parse_double(const std::string& text, double& value)
 {
-  if (text.empty())
+  // Plain decimal numbers only: strtod would also take hexadecimal ("0x10") and leading blanks.
+  if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos)
     return false;
   char* end = nullptr;
   errno = 0;
