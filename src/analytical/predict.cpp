@@ -2,18 +2,14 @@
 #include "analytical/predict.hpp"
 
 #include "common/error.hpp"
-#include "common/strings.hpp"
+#include "common/algorithm_spec.hpp"
 
 namespace ddlsim::analytical {
 
 double predict_allreduce_s(const std::string& algorithm, std::uint64_t bytes, const PredictInput& in)
 {
-  const auto comma = algorithm.find(',');
-  const auto le = algorithm.find("<=");
-  if (comma != std::string::npos && le != std::string::npos && le < comma) {
-    const auto threshold = parse_bytes(algorithm.substr(le + 2, comma - le - 2), "--algorithm " + algorithm);
-    return predict_allreduce_s(bytes <= threshold ? algorithm.substr(0, le) : algorithm.substr(comma + 1), bytes, in);
-  }
+  if (const auto sw = parse_size_switch(algorithm))
+    return predict_allreduce_s(bytes <= sw->threshold_bytes ? sw->small : sw->large, bytes, in);
   if (algorithm == "ring") {
     const std::uint64_t per_slice = in.chunk_bytes * static_cast<std::uint64_t>(in.ranks);
     if (in.chunk_bytes == 0 || in.ranks <= 1 || bytes <= per_slice)

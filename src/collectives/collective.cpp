@@ -3,6 +3,7 @@
 
 #include "collectives/algorithms.hpp"
 #include "common/error.hpp"
+#include "common/algorithm_spec.hpp"
 #include "common/strings.hpp"
 
 #include <simgrid/s4u/Comm.hpp>
@@ -157,15 +158,12 @@ std::unique_ptr<Collective> make_collective(const std::string& algorithm, const 
     throw ConfigError("--msg-overhead must be a finite number of seconds >= 0");
   if (options.reduce_s_per_byte < 0 || !(options.reduce_s_per_byte < 1e9))
     throw ConfigError("--reduce-cost must be a finite number of seconds per byte >= 0");
-  const auto comma = algorithm.find(',');
-  const auto le = algorithm.find("<=");
-  if (comma != std::string::npos && le != std::string::npos && le < comma) {
-    const std::string small = algorithm.substr(0, le);
-    const std::string large = algorithm.substr(comma + 1);
-    if (!flat(small) || !flat(large))
-      throw ConfigError("--algorithm " + algorithm + ": a size switch chooses between flat algorithms (ring, rd, hd, tree, dbtree)");
-    const auto threshold = parse_bytes(algorithm.substr(le + 2, comma - le - 2), "--algorithm " + algorithm);
-    return std::make_unique<SizeSwitch>(make_collective(small, options), threshold, make_collective(large, options));
+  if (const auto sw = parse_size_switch(algorithm)) {
+    if (!flat(sw->small) || !flat(sw->large))
+      throw ConfigError("--algorithm " + algorithm +
+                        ": a size switch chooses between flat algorithms (ring, rd, hd, tree, dbtree)");
+    return std::make_unique<SizeSwitch>(make_collective(sw->small, options), sw->threshold_bytes,
+                                        make_collective(sw->large, options));
   }
   if (algorithm == "ring")
     return std::make_unique<RingAllreduce>();

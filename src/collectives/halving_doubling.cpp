@@ -15,16 +15,9 @@ void HalvingDoubling::allreduce(Group& g, int self, std::uint64_t bytes) const
   if (p <= 1)
     return;
   const PowerOfTwoFold fold(p);
+  if (!fold.fold_in(g, self, bytes))
+    return;
   const int v = fold.virtual_rank(self);
-  if (self < 2 * fold.extra) {
-    if (v < 0) {
-      g.send(self, self + 1, bytes);
-      g.recv(self, self + 1);
-      return;
-    }
-    g.recv(self, self - 1);
-    g.reduce(self, bytes);
-  }
   if (fold.p2 > 1 && g.flow_level_forced()) {
     // Flow level: each phase sends its log2(p') messages as concurrent flows, one per partner, after
     // charging the phase's per-message overheads and all but one of its latencies (at the largest partner
@@ -75,8 +68,7 @@ void HalvingDoubling::allreduce(Group& g, int self, std::uint64_t bytes) const
     for (auto it = steps.rbegin(); it != steps.rend(); ++it)
       g.send_recv(self, it->partner, it->kept, it->partner);
   }
-  if (self < 2 * fold.extra)
-    g.send(self, self - 1, bytes);
+  fold.fold_out(g, self, bytes);
 }
 
 } // namespace ddlsim::collectives

@@ -1,6 +1,8 @@
 // Folding a group whose size is not a power of two onto the largest power of two below it.
 #pragma once
 
+#include "collectives/collective.hpp"
+
 namespace ddlsim::collectives {
 
 /** @brief The standard fold (MPICH): with p' the largest power of two <= P and r = P - p', members
@@ -23,6 +25,28 @@ struct PowerOfTwoFold {
     return member - extra;
   }
   int member(int virtual_rank) const { return virtual_rank < extra ? 2 * virtual_rank + 1 : virtual_rank + extra; }
+
+  /** Before the main algorithm. Returns false for a member that sits out: it has handed its vector over and
+   *  already received the result. */
+  bool fold_in(Group& g, int self, std::uint64_t bytes) const
+  {
+    if (self >= 2 * extra)
+      return true;
+    if (self % 2 == 0) {
+      g.send(self, self + 1, bytes);
+      g.recv(self, self + 1); // the result, after the main algorithm
+      return false;
+    }
+    g.recv(self, self - 1);
+    g.reduce(self, bytes);
+    return true;
+  }
+  /** After the main algorithm: the odd member of a folded pair returns the result to its partner. */
+  void fold_out(Group& g, int self, std::uint64_t bytes) const
+  {
+    if (self < 2 * extra)
+      g.send(self, self - 1, bytes);
+  }
 };
 
 } // namespace ddlsim::collectives

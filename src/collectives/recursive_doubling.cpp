@@ -10,23 +10,15 @@ void RecursiveDoubling::allreduce(Group& g, int self, std::uint64_t bytes) const
   if (p <= 1)
     return;
   const PowerOfTwoFold fold(p);
+  if (!fold.fold_in(g, self, bytes))
+    return;
   const int v = fold.virtual_rank(self);
-  if (self < 2 * fold.extra) { // fold in: even members hand their vector to their odd neighbour
-    if (v < 0) {
-      g.send(self, self + 1, bytes);
-      g.recv(self, self + 1); // the result, at the end
-      return;
-    }
-    g.recv(self, self - 1);
-    g.reduce(self, bytes);
-  }
   for (int mask = 1; mask < fold.p2; mask <<= 1) {
     const int partner = fold.member(v ^ mask);
     g.send_recv(self, partner, bytes, partner);
     g.reduce(self, bytes);
   }
-  if (self < 2 * fold.extra)
-    g.send(self, self - 1, bytes);
+  fold.fold_out(g, self, bytes);
 }
 
 } // namespace ddlsim::collectives

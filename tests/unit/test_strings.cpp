@@ -1,5 +1,6 @@
 // Unit tests: checked parsing, natural order, unit formatting.
 #include "common/error.hpp"
+#include "common/algorithm_spec.hpp"
 #include "common/strings.hpp"
 
 #include <catch2/catch.hpp>
@@ -39,4 +40,15 @@ TEST_CASE("split keeps empty pieces")
   CHECK(split("a,b", ',') == std::vector<std::string>{"a", "b"});
   CHECK(split("a,,b", ',') == std::vector<std::string>{"a", "", "b"});
   CHECK(split("a,", ',') == std::vector<std::string>{"a", ""});
+}
+
+TEST_CASE("size switches parse into both algorithms and the threshold in bytes")
+{
+  const auto sw = parse_size_switch("rd<=8KiB,hd");
+  REQUIRE(sw.has_value());
+  CHECK(sw->small == "rd");
+  CHECK(sw->threshold_bytes == 8192);
+  CHECK(sw->large == "hd");
+  CHECK_FALSE(parse_size_switch("ring").has_value());
+  CHECK_THROWS_WITH(parse_size_switch("rd<=8XB,hd"), Catch::Matchers::StartsWith("--algorithm rd<=8XB,hd: unknown byte unit 'XB'"));
 }
