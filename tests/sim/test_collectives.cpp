@@ -235,3 +235,23 @@ void check_ps_incast(int workers)
 
 TEST_CASE("parameter server, 1 dedicated server, P = 2: the same linear closed form") { check_ps_incast(2); }
 TEST_CASE("parameter server, 1 dedicated server, P = 16: the same linear closed form") { check_ps_incast(16); }
+
+TEST_CASE("double binary tree, P = 7 (odd): still between the two bounds, every byte moved")
+{
+  const auto out = sweep("dbtree", 7, {7 << 20});
+  const analytical::Hop half{kHop.alpha_s, kHop.bandwidth_bytes_per_s / 2};
+  const auto& pt = out.points[0];
+  CHECK(pt.time_s >= analytical::tree_allreduce_s(7, pt.bytes / 2, 0, kHop) * (1 - 1e-9));
+  CHECK(pt.time_s <= analytical::tree_allreduce_s(7, pt.bytes / 2, 0, half) * (1 + 1e-9));
+  CHECK(pt.rank_bytes_sent == 2 * 6 * pt.bytes);
+}
+
+TEST_CASE("hierarchical on one node whose ranks share the leader's link: 2(alpha + (G-1) M / B)")
+{
+  // On the star every rank reaches the leader through the leader's own link, so the G-1 transfers of the
+  // gather (and of the broadcast) share it: the shared-link form of docs/collectives.md.
+  const std::uint64_t m = 4 << 20;
+  const auto out = sweep("hier", 4, {m});
+  CHECK(test::relative_error(out.points[0].time_s, 2 * (kHop.alpha_s + 3.0 * m / kBandwidth)) < 1e-9);
+  CHECK(out.points[0].rank_bytes_sent == 2 * 3 * m);
+}

@@ -135,3 +135,20 @@ TEST_CASE("a platform host whose speed contradicts the GPU catalogue is rejected
   CHECK_THROWS_WITH(test::run(toy_platform(2, 11e12, "P40"), toy(), dag::Schedule::Wfbp),
                     Catch::Matchers::Contains("host 'gpu0': speed 1.1e+13 flop/s differs from the P40 catalogue speed"));
 }
+
+TEST_CASE("the reduction cost delays aggregation only: backward keeps its time under wfbp")
+{
+  engine::SimulationInput in;
+  in.platform_file = toy_platform(4);
+  in.workload = toy();
+  in.schedule = dag::Schedule::Wfbp;
+  in.iterations = 1;
+  in.single_gpu_baseline = false;
+  in.collective.reduce_s_per_byte = 1e-9;
+  const auto out = engine::simulate(in);
+  const auto s = report::summarize_phase(out.dag, out.multi);
+  CHECK(s.breakdown.backward_s() == Approx(12e-3).epsilon(1e-12));
+  CHECK(s.breakdown.forward_s() == Approx(6e-3).epsilon(1e-12));
+  // Each ring adds (P-1) x M/P x gamma of reduction: 3/4 x (4 + 8 + 2) MB x 1 ns.
+  CHECK(s.breakdown.communication_s() == Approx(kT0 + kT1 + kT2 + 0.75 * 14e6 * 1e-9).epsilon(1e-9));
+}
