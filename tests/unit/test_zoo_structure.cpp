@@ -141,7 +141,8 @@ TEST_CASE("ResNet-152: 60,192,808 parameters; 11.3 GMAC (v1), 11.51 GMAC (v1.5)"
 
 TEST_CASE("gradient bytes are 4 per parameter in fp32 and 2 in fp16")
 {
-  const auto& fc = workload::alexnet().layers.back();
+  const auto model = workload::alexnet(); // keep the model alive: a reference into a temporary would dangle
+  const auto& fc = model.layers.back();
   CHECK(fc.gradient_bytes(4) == 4 * 4097000ULL);
   CHECK(fc.gradient_bytes(2) == 2 * 4097000ULL);
 }
