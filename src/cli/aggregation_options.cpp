@@ -84,12 +84,7 @@ collectives::CollectiveOptions resolve(const AggregationCli& a)
   if (a.servers < 1)
     throw ConfigError("--servers must be >= 1 (got " + std::to_string(a.servers) + ")");
   o.ps_servers = a.servers;
-  if (!a.ps_hosts.empty())
-    for (const auto& h : split(a.ps_hosts, ',')) {
-      if (h.empty())
-        throw ConfigError("--ps-hosts: empty host name in '" + a.ps_hosts + "'");
-      o.ps_hosts.push_back(h);
-    }
+  o.ps_hosts = parse_host_list(a.ps_hosts, "--ps-hosts");
   if (a.ps_sharding == "split")
     o.ps_sharding = collectives::PsSharding::Split;
   else if (a.ps_sharding == "round-robin")

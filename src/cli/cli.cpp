@@ -3,6 +3,7 @@
 
 #include "cli/options.hpp"
 #include "common/error.hpp"
+#include "common/strings.hpp"
 
 #include <xbt/base.h> // version.h needs its macros
 #include <simgrid/version.h>
@@ -59,6 +60,19 @@ bool parse_options(const std::vector<std::string>& args, const po::options_descr
     throw ConfigError(command + ": " + e.what() + " (see 'ddlsim " + command + " --help')");
   }
   return true;
+}
+
+std::vector<std::string> parse_host_list(const std::string& text, const std::string& option)
+{
+  std::vector<std::string> hosts;
+  if (text.empty())
+    return hosts;
+  for (const auto& h : split(text, ',')) {
+    if (h.empty())
+      throw ConfigError(option + ": empty host name in '" + text + "'");
+    hosts.push_back(h);
+  }
+  return hosts;
 }
 
 void check_output_path(const std::string& path, const std::string& option)

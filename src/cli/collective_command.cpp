@@ -150,12 +150,7 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
   if (o.ranks < 0)
     throw ConfigError("--ranks must be >= 0 (got " + std::to_string(o.ranks) + ")");
   in.ranks = static_cast<unsigned>(o.ranks);
-  if (!o.hosts.empty())
-    for (const auto& h : split(o.hosts, ',')) {
-      if (h.empty())
-        throw ConfigError("--hosts: empty host name in '" + o.hosts + "'");
-      in.hosts.push_back(h);
-    }
+  in.hosts = parse_host_list(o.hosts, "--hosts");
   in.simgrid_cfg = o.simgrid_cfg;
   if (o.fail_above < 0 && o.fail_above != -1)
     throw ConfigError("--fail-above must be >= 0 (got " + format_double(o.fail_above) + ")");

@@ -19,6 +19,9 @@ bool parse_options(const std::vector<std::string>& args, const boost::program_op
                    const std::string& usage, std::ostream& out, const std::string& command,
                    boost::program_options::variables_map* parsed = nullptr);
 
+/** @brief "a,b,c" -> {a, b, c}; an empty text gives no host; an empty name is a ConfigError naming `option`. */
+std::vector<std::string> parse_host_list(const std::string& text, const std::string& option);
+
 /** @brief Refuses, before any simulation, an output path whose directory is missing or that is a directory. */
 void check_output_path(const std::string& path, const std::string& option);
 

@@ -89,13 +89,7 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
   in.algorithm = o.aggregation.algorithm;
   in.iterations = static_cast<unsigned>(o.iterations);
   in.ranks = static_cast<unsigned>(o.ranks);
-  if (!o.hosts.empty()) {
-    for (const auto& h : split(o.hosts, ',')) {
-      if (h.empty())
-        throw ConfigError("--hosts: empty host name in '" + o.hosts + "'");
-      in.hosts.push_back(h);
-    }
-  }
+  in.hosts = parse_host_list(o.hosts, "--hosts");
   in.simgrid_cfg = o.simgrid_cfg;
   in.dry_run = o.dump_config;
 

@@ -53,11 +53,16 @@ struct Setup {
   std::vector<std::string> host_names;
 };
 
-void apply_config(const std::string& cfg)
+void check_config_syntax(const std::string& cfg)
 {
   const auto colon = cfg.find(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == cfg.size())
     throw ConfigError("--cfg must be KEY:VALUE (got '" + cfg + "')");
+}
+
+void apply_config(const std::string& cfg)
+{
+  check_config_syntax(cfg);
   try {
     sg4::Engine::set_config(cfg);
   } catch (const std::exception& e) {
@@ -91,9 +96,8 @@ Setup open_platform(const std::string& platform_file, const std::optional<platfo
     throw Error("internal: SimGrid allows one simulation per process");
   if (!cluster && !readable_file(platform_file))
     throw InputError(platform_file + ": cannot open platform file");
-  for (const auto& cfg : simgrid_cfg)
-    if (cfg.find(':') == std::string::npos)
-      throw ConfigError("--cfg must be KEY:VALUE (got '" + cfg + "')");
+  for (const auto& cfg : simgrid_cfg) // before the engine exists: a second simulate() would be refused
+    check_config_syntax(cfg);
   g_engine_used = true;
 
   std::vector<std::string> args = {"ddlsim", "--log=root.thresh:warning"};
