@@ -1,4 +1,5 @@
-// ddlsim entry point: the only place where errors become exit codes.
+// ddlsim entry point: the only place where errors become exit codes (0 success, 1 bad input file, 2 bad option,
+// 3 internal or simulation failure, 4 an output could not be written; README.md, "Exit codes").
 #include "cli/cli.hpp"
 #include "common/error.hpp"
 
@@ -16,6 +17,9 @@ int main(int argc, char** argv)
   } catch (const ddlsim::InputError& e) {
     std::cerr << "ddlsim: error: " << e.what() << "\n";
     return 1;
+  } catch (const ddlsim::WriteError& e) {
+    std::cerr << "ddlsim: error: " << e.what() << "\n";
+    return 4;
   } catch (const std::exception& e) {
     std::cerr << "ddlsim: error: " << e.what() << "\n";
     return 3;

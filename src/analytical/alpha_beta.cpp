@@ -68,7 +68,7 @@ double tree_allreduce_s(int ranks, std::uint64_t bytes, std::uint64_t chunk_byte
 {
   if (ranks <= 1)
     return 0.0;
-  const std::uint64_t chunk = chunk_bytes > 0 ? chunk_bytes : (1 << 20);
+  const std::uint64_t chunk = chunk_bytes > 0 ? chunk_bytes : std::max<std::uint64_t>(bytes, 1); // 0: one piece
   const std::uint64_t n = bytes == 0 ? 1 : (bytes + chunk - 1) / chunk;
   auto size = [&](std::uint64_t i) { return double(bytes / n + (i < bytes % n ? 1 : 0)); };
   auto transfer = [&](double s) { return hop.alpha_s + s / hop.bandwidth_bytes_per_s; };

@@ -11,6 +11,14 @@ struct Hop {
   double bandwidth_bytes_per_s = 0;
 };
 
+/** @brief The worst (largest-latency, smallest-bandwidth) route of each role a closed form needs. */
+struct RouteHops {
+  Hop flat;    ///< among ring neighbours and XOR partners of all ranks
+  Hop intra;   ///< hier: between a rank and its node's leader (zero if every node has one rank)
+  Hop leaders; ///< hier: among ring neighbours and XOR partners of the node leaders
+  Hop server;  ///< ps: from a rank to a server (zero without servers)
+};
+
 /** @brief Per-message and per-byte software costs (the CollectiveOptions of the simulation). */
 struct Costs {
   double overhead_s = 0;          ///< o: added before every message is sent
@@ -33,7 +41,7 @@ double rd_allreduce_s(int ranks, std::uint64_t bytes, const Hop& hop, const Cost
 double hd_allreduce_s(int ranks, std::uint64_t bytes, const Hop& hop, const Costs& costs = {});
 
 /** @brief Pipelined binary tree (member r's children 2r+1, 2r+2; one transfer at a time per member, chunks
- *  of `chunk_bytes`): evaluated exactly by the max-plus recurrence of docs/collectives.md. */
+ *  of `chunk_bytes`, 0: one chunk): evaluated exactly by the max-plus recurrence of docs/collectives.md. */
 double tree_allreduce_s(int ranks, std::uint64_t bytes, std::uint64_t chunk_bytes, const Hop& hop,
                         const Costs& costs = {});
 

@@ -1,7 +1,8 @@
 // Command-line options of the aggregation algorithms, shared by `ddlsim run` and `ddlsim collective`.
 #pragma once
 
-#include "collectives/collective.hpp"
+#include "collectives/algorithm_spec.hpp"
+#include "collectives/options.hpp"
 #include "proto/report.pb.h"
 
 #include <boost/program_options.hpp>
@@ -12,15 +13,21 @@ namespace ddlsim::cli {
 
 /** @brief The options as typed (strings keep their units until resolve()). */
 struct AggregationCli {
-  std::string algorithm = "ring";      ///< algorithm name or size switch "SMALL<=SIZE,LARGE"
-  std::string msg_overhead = "0";      ///< per-message software overhead (time, e.g. 32us)
-  std::string reduce_cost = "0";       ///< reduction time per byte (e.g. 1.5e-9 or 1.5ns)
-  std::string chunk = "0";             ///< pipelining chunk; 0: the algorithm's default
+  std::string algorithm = "ring";       ///< algorithm name or size switch "SMALL<=SIZE,...,LARGE"
+  std::string msg_overhead = "0";       ///< per-message software overhead (time, e.g. 32us)
+  std::string reduce_cost = "0";        ///< reduction time per byte (e.g. 1.5e-9 or 1.5ns)
+  std::string chunk = "0";              ///< pipelining chunk; 0: the algorithm's default
   std::string inter_algorithm = "ring"; ///< hier: algorithm among node leaders
-  int servers = 1;                     ///< ps: servers
-  std::string ps_hosts;                ///< ps: server hosts, comma separated (default: ranks 0..S-1)
-  std::string ps_sharding = "split";   ///< ps: split | round-robin
-  std::string fidelity = "auto";       ///< auto | message | flow
+  int servers = 1;                      ///< ps: servers
+  std::string ps_hosts;                 ///< ps: server hosts, comma separated (default: ranks 0..S-1)
+  std::string ps_sharding = "split";    ///< ps: split | round-robin
+  std::string fidelity = "auto";        ///< auto | message | flow
+};
+
+/** @brief The resolved algorithm and its knobs. */
+struct Aggregation {
+  collectives::AlgorithmSpec algorithm;
+  collectives::CollectiveOptions options;
 };
 
 /** @brief The "Aggregation" group of options, bound to `a`. */
@@ -28,9 +35,9 @@ boost::program_options::options_description aggregation_options(AggregationCli& 
 
 /** @brief Checks and converts the options; throws ConfigError naming the option and the bad value, also for
  *  an option the chosen algorithm would not read (no silent no-op). */
-collectives::CollectiveOptions resolve(const AggregationCli& a);
+Aggregation resolve(const AggregationCli& a);
 
 /** @brief The resolved options as recorded in reports and --dump-config. */
-proto::AggregationConfig to_proto(const AggregationCli& a, const collectives::CollectiveOptions& o);
+proto::AggregationConfig to_proto(const Aggregation& a);
 
 } // namespace ddlsim::cli

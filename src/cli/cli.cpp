@@ -1,12 +1,12 @@
 // Command-line front end: top-level help and version, option parsing shared by subcommands.
 #include "cli/cli.hpp"
 
+#include "cli/flags.hpp"
 #include "cli/options.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
+#include "engine/version.hpp"
 
-#include <xbt/base.h> // version.h needs its macros
-#include <simgrid/version.h>
 
 #include <filesystem>
 #include <ostream>
@@ -34,8 +34,7 @@ Run 'ddlsim <command> --help' for a command's options.
 
 std::string version_string()
 {
-  return std::string("ddlsim ") + DDLSIM_VERSION + " (SimGrid " + std::to_string(SIMGRID_VERSION_MAJOR) + "." +
-         std::to_string(SIMGRID_VERSION_MINOR) + "." + std::to_string(SIMGRID_VERSION_PATCH) + ")";
+  return std::string("ddlsim ") + DDLSIM_VERSION + " (SimGrid " + engine::simgrid_version() + ")";
 }
 
 bool parse_options(const std::vector<std::string>& args, const po::options_description& desc,
@@ -87,7 +86,9 @@ void check_output_path(const std::string& path, const std::string& option)
     throw ConfigError(option + " " + path + ": directory '" + parent.string() + "' does not exist");
 }
 
-void dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+namespace {
+
+void run_subcommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
   if (args.empty())
     throw ConfigError("no command given (try 'ddlsim --help')");
@@ -107,6 +108,17 @@ void dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostr
     platform_command(rest, out);
   } else {
     throw ConfigError("unknown command '" + command + "' (commands: run, collective, workload, platform; try 'ddlsim --help')");
+  }
+}
+
+} // namespace
+
+void dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+  try {
+    run_subcommand(args, out, err);
+  } catch (const ConfigError& e) { // the library names its fields; a user of the command line typed flags
+    throw ConfigError(with_flags(e.message_template()));
   }
 }
 

@@ -17,7 +17,7 @@ struct RunOptions {
   std::string workload;                ///< workload .textproto or .json (required)
   int ranks = 0;                       ///< GPUs to use; 0 means every GPU host
   std::string hosts;                   ///< explicit comma-separated rank -> host list
-  std::string schedule = "wfbp";       ///< sequential | wfbp
+  std::string schedule = "wfbp";       ///< a name of the schedule table (dag/dag.hpp)
   AggregationCli aggregation;          ///< algorithm and its knobs
   int iterations = 3;                  ///< iterations simulated back to back
   std::string report;                  ///< JSON report path (empty: none)

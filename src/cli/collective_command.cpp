@@ -1,18 +1,17 @@
 // `ddlsim collective`: time one allreduce algorithm over message sizes, beside its closed form.
-#include "analytical/predict.hpp"
 #include "cli/aggregation_options.hpp"
 #include "cli/cli.hpp"
+#include "cli/common_options.hpp"
 #include "cli/options.hpp"
+#include "collectives/algorithm_table.hpp"
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 #include "common/strings.hpp"
-#include "engine/simulation.hpp"
+#include "engine/sweep.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <map>
 #include <sstream>
 
 namespace po = boost::program_options;
@@ -114,16 +113,11 @@ std::vector<Measurement> read_measurements(const std::string& path)
   return rows;
 }
 
-} // namespace
-
-void collective_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+po::options_description collective_options(CollectiveOptionsCli& o)
 {
-  CollectiveOptionsCli o;
   po::options_description input("Input", kHelpColumns, kHelpDescriptionColumns);
-  input.add_options()
-      ("platform", po::value(&o.platform)->required()->value_name("FILE"), "SimGrid platform XML")
-      ("ranks", po::value(&o.ranks)->default_value(o.ranks)->value_name("N"), "ranks (GPU hosts in natural order); 0 = all")
-      ("hosts", po::value(&o.hosts)->value_name("H0,H1,..."), "explicit host of rank 0, 1, ...");
+  input.add_options()("platform", po::value(&o.platform)->required()->value_name("FILE"), "SimGrid platform XML");
+  add_rank_options(input, o.ranks, o.hosts);
   po::options_description sizes("Sizes", kHelpColumns, kHelpDescriptionColumns);
   sizes.add_options()
       ("sizes", po::value(&o.sizes)->default_value(o.sizes)->value_name("MIN:MAX"), "message sizes in bytes (units: KiB, MiB, GiB, KB, MB, GB)")
@@ -136,27 +130,26 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
       ("quiet,q", po::bool_switch(&o.quiet), "no progress lines on stderr")
       ("help,h", "show this help")
       ("version", "show the version");
-  po::options_description simgrid("SimGrid", kHelpColumns, kHelpDescriptionColumns);
-  simgrid.add_options()("cfg", po::value(&o.simgrid_cfg)->composing()->value_name("KEY:VALUE"), "SimGrid configuration after ddlsim's defaults; repeatable");
   po::options_description all("", kHelpColumns, kHelpDescriptionColumns);
-  all.add(input).add(aggregation_options(o.aggregation)).add(sizes).add(output).add(simgrid);
-  if (!parse_options(args, all, kCollectiveUsage, out, "collective"))
-    return;
+  all.add(input).add(aggregation_options(o.aggregation)).add(sizes).add(output).add(simgrid_options(o.simgrid_cfg));
+  return all;
+}
 
+/** The sweep to run, checked before anything is simulated; `measured` receives the --compare log. */
+engine::SweepInput sweep_input(const CollectiveOptionsCli& o, std::vector<Measurement>& measured)
+{
   engine::SweepInput in;
   in.platform_file = o.platform;
-  in.algorithm = o.aggregation.algorithm;
-  in.collective = resolve(o.aggregation);
-  if (o.ranks < 0)
-    throw ConfigError("--ranks must be >= 0 (got " + std::to_string(o.ranks) + ")");
-  in.ranks = static_cast<unsigned>(o.ranks);
+  const Aggregation aggregation = resolve(o.aggregation);
+  in.algorithm = aggregation.algorithm;
+  in.collective = aggregation.options;
+  in.ranks = checked_ranks(o.ranks);
   in.hosts = parse_host_list(o.hosts, "--hosts");
   in.simgrid_cfg = o.simgrid_cfg;
   if (o.fail_above < 0 && o.fail_above != -1)
     throw ConfigError("--fail-above must be >= 0 (got " + format_double(o.fail_above) + ")");
   if (o.fail_above >= 0 && o.compare.empty())
     throw ConfigError("--fail-above needs --compare");
-  std::vector<Measurement> measured;
   if (!o.compare.empty()) {
     measured = read_measurements(o.compare);
     for (const auto& m : measured)
@@ -165,65 +158,54 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
     in.sizes = size_range(o.sizes, o.factor);
   }
   check_output_path(o.csv, "--csv"); // fail before simulating, not after
+  return in;
+}
 
-  const auto wall_start = std::chrono::steady_clock::now();
-  if (!o.quiet)
-    in.progress = [&](std::size_t k, double time_s) {
-      char line[200];
-      std::snprintf(line, sizeof line, "ddlsim: size %zu/%zu (%s) done: %s simulated (wall %.2f s)\n", k + 1,
-                    in.sizes.size(), format_bytes(double(in.sizes[k])).c_str(), format_seconds(time_s).c_str(),
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
-      err << line << std::flush;
-    };
-  const engine::SweepOutput sweep = engine::run_collective_sweep(in);
-  const int p = static_cast<int>(sweep.hosts.size());
+void check_process_counts(const std::vector<Measurement>& measured, const std::string& log, int ranks)
+{
   for (const auto& m : measured)
-    if (!m.processes.empty() && m.processes != std::to_string(p))
-      throw InputError(o.compare + ": line " + std::to_string(m.line) + ": measured on " + m.processes +
-                       " processes, but the simulation has " + std::to_string(p) + " ranks (set --ranks " +
+    if (!m.processes.empty() && m.processes != std::to_string(ranks))
+      throw InputError(log + ": line " + std::to_string(m.line) + ": measured on " + m.processes +
+                       " processes, but the simulation has " + std::to_string(ranks) + " ranks (set --ranks " +
                        m.processes + ")");
+}
 
-  analytical::PredictInput pred;
-  pred.ranks = p;
-  std::map<int, int> per_node;
-  for (int n : sweep.node_of_rank)
-    ++per_node[n];
-  pred.nodes = static_cast<int>(per_node.size());
-  for (const auto& [node, count] : per_node)
-    pred.ranks_per_node = std::max(pred.ranks_per_node, count);
-  pred.servers = in.collective.ps_servers;
-  pred.servers_colocated = in.collective.ps_hosts.empty();
-  pred.round_robin = in.collective.ps_sharding == collectives::PsSharding::RoundRobin;
-  pred.chunk_bytes = in.collective.chunk_bytes;
-  pred.inter_algorithm = in.collective.inter_algorithm;
-  pred.hop = {sweep.alpha_s, sweep.bandwidth_bytes_per_s};
-  pred.intra = {sweep.intra_alpha_s, sweep.intra_bandwidth_bytes_per_s};
-  pred.leaders = {sweep.leader_alpha_s, sweep.leader_bandwidth_bytes_per_s};
-  pred.server = {sweep.server_alpha_s, sweep.server_bandwidth_bytes_per_s};
-  pred.costs = {in.collective.msg_overhead_s, in.collective.reduce_s_per_byte};
-
+void print_header(std::ostream& out, const CollectiveOptionsCli& o, const engine::SweepInput& in,
+                  const engine::SweepOutput& sweep, bool compare)
+{
+  const auto& hop = sweep.closed_form.hops.flat;
   char buf[256];
-  out << "ddlsim collective: " << in.algorithm << " allreduce on " << p << " ranks (" << o.platform << ")\n";
-  std::snprintf(buf, sizeof buf, "  worst route: alpha = %s, B = %.4g GB/s; overhead o = %s per message, reduce gamma = %s per byte\n",
-                format_seconds(sweep.alpha_s).c_str(), sweep.bandwidth_bytes_per_s / 1e9,
-                format_seconds(in.collective.msg_overhead_s).c_str(), format_seconds(in.collective.reduce_s_per_byte).c_str());
-  out << buf << "  closed form: " << analytical::formula(in.algorithm)
+  out << "ddlsim collective: " << in.algorithm.text << " allreduce on " << sweep.hosts.size() << " ranks ("
+      << o.platform << ")\n";
+  std::snprintf(buf, sizeof buf,
+                "  worst route: alpha = %s, B = %.4g GB/s; overhead o = %s per message, reduce gamma = %s per byte\n",
+                format_seconds(hop.alpha_s).c_str(), hop.bandwidth_bytes_per_s / 1e9,
+                format_seconds(in.collective.msg_overhead_s).c_str(),
+                format_seconds(in.collective.reduce_s_per_byte).c_str());
+  out << buf << "  closed form: " << collectives::formula(in.algorithm)
       << "\n  (assumes no two transfers share a link: sim/closed > 1 measures the contention the platform adds)\n\n";
-  const bool cmp = !measured.empty();
   std::snprintf(buf, sizeof buf, "%14s %14s %13s %13s %17s %11s%s\n", "size (B)", "time (us)", "algbw (GB/s)",
-                "busbw (GB/s)", "closed form (us)", "sim/closed", cmp ? "  measured (us)  rel. error" : "");
+                "busbw (GB/s)", "closed form (us)", "sim/closed", compare ? "  measured (us)  rel. error" : "");
   out << buf;
+}
+
+/** Prints the table, returns the CSV text; `errors` receives |relative error| per measured size. */
+std::string print_rows(std::ostream& out, const engine::SweepInput& in, const engine::SweepOutput& sweep,
+                       const std::vector<Measurement>& measured, std::vector<double>& errors)
+{
+  const int p = static_cast<int>(sweep.hosts.size());
+  const bool cmp = !measured.empty();
+  char buf[256];
   std::ostringstream csv;
   csv << "bytes,time_us,algbw_GBps,busbw_GBps,closed_form_us" << (cmp ? ",measured_us,relative_error" : "") << "\n";
-  std::vector<double> errors;
   for (std::size_t k = 0; k < sweep.points.size(); ++k) {
     const auto& pt = sweep.points[k];
     const double algbw = pt.time_s > 0 ? double(pt.bytes) / pt.time_s / 1e9 : 0.0;
     const double busbw = algbw * 2.0 * (p - 1) / p;
     double closed = -1;
     try {
-      closed = analytical::predict_allreduce_s(in.algorithm, pt.bytes, pred);
-    } catch (const ConfigError&) {
+      closed = collectives::closed_form_s(in.algorithm, pt.bytes, sweep.closed_form);
+    } catch (const ConfigError&) { // this setup has no closed form: the column shows '-'
     }
     std::snprintf(buf, sizeof buf, "%14llu %14.3f %13.4f %13.4f", static_cast<unsigned long long>(pt.bytes),
                   pt.time_s * 1e6, algbw, busbw);
@@ -233,8 +215,8 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
     else
       std::snprintf(buf, sizeof buf, " %17s %11s", "-", "-");
     out << buf;
-    csv << pt.bytes << "," << format_double(pt.time_s * 1e6) << "," << format_double(algbw) << "," << format_double(busbw)
-        << "," << (closed > 0 ? format_double(closed * 1e6) : std::string());
+    csv << pt.bytes << "," << format_double(pt.time_s * 1e6) << "," << format_double(algbw) << ","
+        << format_double(busbw) << "," << (closed > 0 ? format_double(closed * 1e6) : std::string());
     if (cmp) {
       const double m = measured[k].seconds;
       const double e = (pt.time_s - m) / m;
@@ -246,24 +228,50 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
     out << "\n";
     csv << "\n";
   }
-  if (!o.csv.empty()) {
-    std::ofstream file(o.csv, std::ios::trunc);
-    file << csv.str();
-    if (!file)
-      throw InputError(o.csv + ": write failed");
+  return csv.str();
+}
+
+/** Prints the median error; throws Error when it exceeds `fail_above` (>= 0). */
+void check_median_error(std::ostream& out, std::vector<double> errors, double fail_above)
+{
+  std::sort(errors.begin(), errors.end());
+  const std::size_t n = errors.size();
+  const double median = n % 2 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "\n  median |simulated - measured| / measured: %.2f %% over %zu sizes (max %.1f %%)\n",
+                100 * median, n, 100 * errors.back());
+  out << buf;
+  if (fail_above >= 0 && median > fail_above) {
+    std::snprintf(buf, sizeof buf, "median relative error %.4f exceeds --fail-above %.4f", median, fail_above);
+    throw Error(buf);
   }
-  if (cmp) {
-    std::sort(errors.begin(), errors.end());
-    const std::size_t n = errors.size();
-    const double median = n % 2 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
-    std::snprintf(buf, sizeof buf, "\n  median |simulated - measured| / measured: %.2f %% over %zu sizes (max %.1f %%)\n",
-                  100 * median, n, 100 * errors.back());
-    out << buf;
-    if (o.fail_above >= 0 && median > o.fail_above) {
-      std::snprintf(buf, sizeof buf, "median relative error %.4f exceeds --fail-above %.4f", median, o.fail_above);
-      throw Error(buf);
-    }
-  }
+}
+
+} // namespace
+
+void collective_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+  CollectiveOptionsCli o;
+  if (!parse_options(args, collective_options(o), kCollectiveUsage, out, "collective"))
+    return;
+  std::vector<Measurement> measured;
+  engine::SweepInput in = sweep_input(o, measured);
+  const ProgressLines progress(err, o.quiet);
+  if (!progress.quiet())
+    in.progress = [&](std::size_t k, double time_s) {
+      progress.print("size " + std::to_string(k + 1) + "/" + std::to_string(in.sizes.size()) + " (" +
+                     format_bytes(double(in.sizes[k])) + ") done: " + format_seconds(time_s) + " simulated");
+    };
+  const engine::SweepOutput sweep = engine::run_collective_sweep(in);
+  check_process_counts(measured, o.compare, static_cast<int>(sweep.hosts.size()));
+
+  print_header(out, o, in, sweep, !measured.empty());
+  std::vector<double> errors;
+  const std::string csv = print_rows(out, in, sweep, measured, errors);
+  if (!o.csv.empty())
+    write_output_file(o.csv, csv);
+  if (!measured.empty())
+    check_median_error(out, errors, o.fail_above);
 }
 
 } // namespace ddlsim::cli

@@ -3,7 +3,7 @@
 #include "cli/options.hpp"
 #include "common/error.hpp"
 #include "platform/cluster_spec.hpp"
-#include "platform/gpu_catalog.hpp"
+#include "hardware/gpu_catalog.hpp"
 #include "platform/platform_xml.hpp"
 
 #include <ostream>

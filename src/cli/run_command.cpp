@@ -1,10 +1,11 @@
 // `ddlsim run`: simulate S-SGD iterations of a workload on a platform and report.
 #include "cli/aggregation_options.hpp"
 #include "cli/cli.hpp"
+#include "cli/common_options.hpp"
 #include "cli/options.hpp"
-#include "collectives/collective.hpp"
 #include "common/error.hpp"
 #include "common/json.hpp"
+#include "common/output_file.hpp"
 #include "common/strings.hpp"
 #include "engine/simulation.hpp"
 #include "platform/cluster_spec.hpp"
@@ -13,7 +14,6 @@
 #include "report/writers.hpp"
 #include "workload/workload.hpp"
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <ostream>
@@ -31,18 +31,26 @@ updates. Prints iteration time, throughput, speedup and scaling efficiency again
 kind (simulated too), and where the time goes. Ranks map to GPU hosts in natural name order unless
 --hosts says otherwise.)";
 
+/** "sequential (...) | wfbp (...)": the schedule table. */
+std::string schedule_help()
+{
+  std::string out;
+  for (const auto& e : dag::schedule_table())
+    out += (out.empty() ? "" : " | ") + std::string(e.name) + " (" + e.summary + ")";
+  return out;
+}
+
 po::options_description run_options(RunOptions& o)
 {
   po::options_description input("Input", kHelpColumns, kHelpDescriptionColumns);
   input.add_options()
       ("platform", po::value(&o.platform)->value_name("FILE"), "SimGrid platform XML; GPU hosts carry <prop id=\"gpu\" value=\"MODEL\"/>")
       ("cluster", po::value(&o.cluster)->value_name("KEY=VALUE,..."), "instead of --platform: build a generated cluster in memory, keys as the options of 'ddlsim platform': nodes, gpus-per-node, gpu, intra, inter, and optionally nics-per-node, topology, nodes-per-leaf, oversubscription (comma separated, e.g. \"nodes=4,gpus-per-node=8,gpu=V100-SXM2,intra=nvlink,inter=ib100\")")
-      ("workload", po::value(&o.workload)->required()->value_name("FILE"), "workload, protobuf text format (.textproto) or JSON (.json)")
-      ("ranks", po::value(&o.ranks)->default_value(o.ranks)->value_name("N"), "number of GPUs; 0 = every GPU host of the platform")
-      ("hosts", po::value(&o.hosts)->value_name("H0,H1,..."), "explicit host of rank 0, 1, ... (GPU hosts, comma separated)");
+      ("workload", po::value(&o.workload)->required()->value_name("FILE"), "workload, protobuf text format (.textproto) or JSON (.json)");
+  add_rank_options(input, o.ranks, o.hosts);
   po::options_description model("Model", kHelpColumns, kHelpDescriptionColumns);
   model.add_options()
-      ("schedule", po::value(&o.schedule)->default_value(o.schedule)->value_name("NAME"), "sequential (backward, then every aggregation) | wfbp (aggregate each layer as soon as its gradient is ready)")
+      ("schedule", po::value(&o.schedule)->default_value(o.schedule)->value_name("NAME"), schedule_help().c_str())
       ("iterations", po::value(&o.iterations)->default_value(o.iterations)->value_name("N"), "iterations simulated back to back; the report averages those after the first");
   po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
   output.add_options()
@@ -52,12 +60,66 @@ po::options_description run_options(RunOptions& o)
       ("quiet,q", po::bool_switch(&o.quiet), "no progress lines on stderr")
       ("help,h", "show this help")
       ("version", "show the version");
-  po::options_description simgrid("SimGrid", kHelpColumns, kHelpDescriptionColumns);
-  simgrid.add_options()
-      ("cfg", po::value(&o.simgrid_cfg)->composing()->value_name("KEY:VALUE"), "SimGrid configuration, applied after ddlsim's exact alpha-beta defaults (network/model:CM02, network/crosstraffic:0, network/TCP-gamma:0, contexts/stack-size:512); repeatable");
   po::options_description all("", kHelpColumns, kHelpDescriptionColumns);
-  all.add(input).add(model).add(aggregation_options(o.aggregation)).add(output).add(simgrid);
+  all.add(input).add(model).add(aggregation_options(o.aggregation)).add(output).add(simgrid_options(o.simgrid_cfg));
   return all;
+}
+
+/** A run resolved from the options: what to simulate, and the DAG of one iteration. */
+struct ResolvedRun {
+  engine::SimulationInput input;
+  Aggregation aggregation;
+  dag::Schedule schedule = dag::Schedule::Wfbp;
+  proto::Workload workload;
+  dag::IterationDag dag;
+};
+
+/** Checks every option before any file is read, then loads the workload and builds the DAG. */
+ResolvedRun resolve_run(RunOptions& o)
+{
+  if (o.platform.empty() == o.cluster.empty())
+    throw ConfigError("run: give exactly one of --platform and --cluster");
+  ResolvedRun r;
+  engine::SimulationInput& in = r.input;
+  if (!o.cluster.empty()) {
+    in.cluster = platform::parse_cluster_string(o.cluster);
+    o.platform = "cluster:" + platform::to_cluster_string(*in.cluster);
+  }
+  r.schedule = dag::parse_schedule(o.schedule);
+  r.aggregation = resolve(o.aggregation); // rejects bad aggregation options before any file is read
+  if (o.iterations < 1)
+    throw ConfigError("--iterations must be >= 1 (got " + std::to_string(o.iterations) + ")");
+  in.ranks = checked_ranks(o.ranks);
+  check_output_path(o.report, "--report");
+  check_output_path(o.trace, "--trace");
+  in.platform_file = o.platform;
+  r.workload = workload::load_workload(o.workload);
+  in.reference_gpu = r.workload.reference_gpu();
+  in.algorithm = r.aggregation.algorithm;
+  in.collective = r.aggregation.options;
+  in.iterations = static_cast<unsigned>(o.iterations);
+  in.hosts = parse_host_list(o.hosts, "--hosts");
+  in.simgrid_cfg = o.simgrid_cfg;
+  in.dry_run = o.dump_config;
+  r.dag = dag::build_iteration_dag(r.workload, r.schedule);
+  return r;
+}
+
+proto::RunConfig run_config(const RunOptions& o, const ResolvedRun& r, const engine::SimulationOutput& sim)
+{
+  proto::RunConfig config;
+  config.set_platform_file(o.platform);
+  config.set_workload_file(o.workload);
+  config.set_algorithm(r.aggregation.algorithm.text);
+  config.set_schedule(dag::to_string(r.schedule));
+  config.set_iterations(r.input.iterations);
+  config.set_ranks(static_cast<unsigned>(sim.hosts.size()));
+  for (const auto& h : sim.hosts)
+    config.add_hosts(h);
+  for (const auto& c : sim.simgrid_cfg)
+    config.add_simgrid_cfg(c);
+  *config.mutable_aggregation() = to_proto(r.aggregation);
+  return config;
 }
 
 } // namespace
@@ -67,73 +129,33 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
   RunOptions o;
   if (!parse_options(args, run_options(o), kRunUsage, out, "run"))
     return;
-
-  if (o.platform.empty() == o.cluster.empty())
-    throw ConfigError("run: give exactly one of --platform and --cluster");
-  engine::SimulationInput in;
-  if (!o.cluster.empty()) {
-    in.cluster = platform::parse_cluster_string(o.cluster);
-    o.platform = "cluster:" + platform::to_cluster_string(*in.cluster);
-  }
-  in.schedule = dag::parse_schedule(o.schedule);
-  in.collective = resolve(o.aggregation); // rejects bad aggregation options before any file is read
-  if (o.iterations < 1)
-    throw ConfigError("--iterations must be >= 1 (got " + std::to_string(o.iterations) + ")");
-  if (o.ranks < 0)
-    throw ConfigError("--ranks must be >= 0 (got " + std::to_string(o.ranks) + ")");
-  check_output_path(o.report, "--report");
-  check_output_path(o.trace, "--trace");
-  in.platform_file = o.platform;
-  in.workload = workload::load_workload(o.workload);
-  in.workload_name = o.workload;
-  in.algorithm = o.aggregation.algorithm;
-  in.iterations = static_cast<unsigned>(o.iterations);
-  in.ranks = static_cast<unsigned>(o.ranks);
-  in.hosts = parse_host_list(o.hosts, "--hosts");
-  in.simgrid_cfg = o.simgrid_cfg;
-  in.dry_run = o.dump_config;
-
-  const auto wall_start = std::chrono::steady_clock::now();
-  auto wall = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count(); };
-  if (!o.quiet)
-    in.progress = [&](const std::string& phase, unsigned it, double end_s) {
-      char buf[200];
-      std::snprintf(buf, sizeof buf, "ddlsim: %s-GPU phase: iteration %u/%u done at %s simulated (wall %.2f s)\n",
-                    phase.c_str(), it + 1, in.iterations, format_seconds(end_s).c_str(), wall());
-      err << buf << std::flush;
+  ResolvedRun r = resolve_run(o);
+  const ProgressLines progress(err, o.quiet);
+  if (!progress.quiet())
+    r.input.progress = [&](const std::string& phase, unsigned it, double end_s) {
+      progress.print(phase + "-GPU phase: iteration " + std::to_string(it + 1) + "/" +
+                     std::to_string(r.input.iterations) + " done at " + format_seconds(end_s) + " simulated");
     };
 
-  const engine::SimulationOutput sim = engine::simulate(in);
-
-  proto::RunConfig config;
-  config.set_platform_file(o.platform);
-  config.set_workload_file(o.workload);
-  config.set_algorithm(o.aggregation.algorithm);
-  config.set_schedule(dag::to_string(in.schedule));
-  config.set_iterations(in.iterations);
-  config.set_ranks(static_cast<unsigned>(sim.hosts.size()));
-  for (const auto& h : sim.hosts)
-    config.add_hosts(h);
-  for (const auto& c : sim.simgrid_cfg)
-    config.add_simgrid_cfg(c);
-  *config.mutable_aggregation() = to_proto(o.aggregation, in.collective);
+  const engine::SimulationOutput sim = engine::simulate(r.input, r.dag);
+  const proto::RunConfig config = run_config(o, r, sim);
   if (o.dump_config) {
     out << message_to_json(config);
     return;
   }
 
   const proto::Report report =
-      report::build_report(config, in.workload, sim.dag, sim.multi, sim.single ? *sim.single : sim.multi);
+      report::build_report(config, r.workload, r.dag, sim.multi, sim.single ? *sim.single : sim.multi);
   report::write_console(out, report);
   char buf[120];
-  std::snprintf(buf, sizeof buf, "  %-34s %.3f s\n", "wall time", wall());
+  std::snprintf(buf, sizeof buf, "  %-34s %.3f s\n", "wall time", progress.wall_s());
   out << buf;
   if (!o.report.empty()) {
-    report::write_json_file(o.report, report);
+    write_output_file(o.report, message_to_json(report));
     out << "  report written to " << o.report << "\n";
   }
   if (!o.trace.empty()) {
-    report::write_chrome_trace(o.trace, sim.dag, sim.multi);
+    write_output_file(o.trace, report::chrome_trace(r.dag, sim.multi));
     out << "  timeline written to " << o.trace << " (open in https://ui.perfetto.dev or chrome://tracing)\n";
   }
 }

@@ -75,23 +75,20 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
 };
 
-/** @brief `small` for allreduces of up to `threshold_bytes`, `large` above (spec "rd<=8KiB,hd"). */
+/** @brief Algorithms chosen by message size (spec "rd<=8KiB,hd"): the first choice whose max_bytes holds the
+ *  message, the last one above every threshold. */
 class SizeSwitch final : public Collective {
 public:
-  SizeSwitch(std::unique_ptr<Collective> small, std::uint64_t threshold_bytes, std::unique_ptr<Collective> large)
-      : small_(std::move(small)), large_(std::move(large)), threshold_bytes_(threshold_bytes)
-  {
-  }
-  std::string name() const override
-  {
-    return small_->name() + "<=" + std::to_string(threshold_bytes_) + "B," + large_->name();
-  }
+  struct Choice {
+    std::uint64_t max_bytes;
+    std::unique_ptr<Collective> collective;
+  };
+  explicit SizeSwitch(std::vector<Choice> choices) : choices_(std::move(choices)) {}
+  std::string name() const override;
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
 
 private:
-  std::unique_ptr<Collective> small_;
-  std::unique_ptr<Collective> large_;
-  std::uint64_t threshold_bytes_;
+  std::vector<Choice> choices_;
 };
 
 } // namespace ddlsim::collectives

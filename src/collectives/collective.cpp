@@ -1,10 +1,7 @@
 // The endpoints of a phase, their point-to-point transfers, and the algorithm factory.
 #include "collectives/collective.hpp"
 
-#include "collectives/algorithms.hpp"
-#include "common/error.hpp"
-#include "common/algorithm_spec.hpp"
-#include "common/strings.hpp"
+#include "collectives/algorithm_table.hpp"
 
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -105,7 +102,7 @@ void CommWorld::reduce(int /*self*/, std::uint64_t bytes)
     sg4::this_actor::sleep_for(options_.reduce_s_per_byte * double(bytes));
 }
 
-std::pair<double, double> CommWorld::route(int from, int to) const
+analytical::Hop CommWorld::route(int from, int to) const
 {
   std::vector<sg4::Link*> links;
   double latency = 0;
@@ -122,10 +119,12 @@ Group::Group(CommWorld& world) : world_(world)
     members_.push_back(r);
 }
 
-bool Group::flow_level() const
+bool Group::use_flow(AlgorithmId id) const
 {
+  const FlowForm form = entry(id).flow;
   const Fidelity f = options().fidelity;
-  return f == Fidelity::Flow || (f == Fidelity::Auto && size() > kFlowAboveRanks);
+  return form != FlowForm::None &&
+         (f == Fidelity::Flow || (f == Fidelity::Auto && form == FlowForm::Auto && size() > kFlowAboveRanks));
 }
 
 double Group::ring_max_latency()
@@ -133,7 +132,7 @@ double Group::ring_max_latency()
   if (ring_max_latency_ < 0) {
     ring_max_latency_ = 0;
     for (int i = 0; i < size(); ++i)
-      ring_max_latency_ = std::max(ring_max_latency_, route(i, (i + 1) % size()).first);
+      ring_max_latency_ = std::max(ring_max_latency_, route(i, (i + 1) % size()).alpha_s);
   }
   return ring_max_latency_;
 }
@@ -141,55 +140,6 @@ double Group::ring_max_latency()
 std::uint64_t chunk_bytes(std::uint64_t bytes, std::uint64_t parts, std::uint64_t index)
 {
   return bytes / parts + (index < bytes % parts ? 1 : 0);
-}
-
-std::string known_algorithms() { return "ring, rd, hd, tree, dbtree, hier, ps, or SMALL<=SIZE,LARGE (e.g. rd<=8KiB,hd)"; }
-
-namespace {
-bool flat(const std::string& name)
-{
-  return name == "ring" || name == "rd" || name == "hd" || name == "tree" || name == "dbtree";
-}
-} // namespace
-
-std::unique_ptr<Collective> make_collective(const std::string& algorithm, const CollectiveOptions& options)
-{
-  if (options.msg_overhead_s < 0 || !(options.msg_overhead_s < 1e9))
-    throw ConfigError("--msg-overhead must be a finite number of seconds >= 0");
-  if (options.reduce_s_per_byte < 0 || !(options.reduce_s_per_byte < 1e9))
-    throw ConfigError("--reduce-cost must be a finite number of seconds per byte >= 0");
-  if (const auto sw = parse_size_switch(algorithm)) {
-    if (!flat(sw->small) || !flat(sw->large))
-      throw ConfigError("--algorithm " + algorithm +
-                        ": a size switch chooses between flat algorithms (ring, rd, hd, tree, dbtree)");
-    return std::make_unique<SizeSwitch>(make_collective(sw->small, options), sw->threshold_bytes,
-                                        make_collective(sw->large, options));
-  }
-  if (algorithm == "ring")
-    return std::make_unique<RingAllreduce>();
-  if (algorithm == "rd")
-    return std::make_unique<RecursiveDoubling>();
-  if (algorithm == "hd")
-    return std::make_unique<HalvingDoubling>();
-  if (algorithm == "tree")
-    return std::make_unique<TreeAllreduce>();
-  if (algorithm == "dbtree")
-    return std::make_unique<DoubleBinaryTree>();
-  if (algorithm == "hier") {
-    if (!flat(options.inter_algorithm))
-      throw ConfigError("--inter-algorithm must be a flat algorithm: ring, rd, hd, tree, dbtree (got '" +
-                        options.inter_algorithm + "')");
-    return std::make_unique<Hierarchical>(make_collective(options.inter_algorithm, options));
-  }
-  if (algorithm == "ps") {
-    if (options.ps_servers < 1)
-      throw ConfigError("--servers must be >= 1 (got " + std::to_string(options.ps_servers) + ")");
-    if (!options.ps_hosts.empty() && static_cast<int>(options.ps_hosts.size()) != options.ps_servers)
-      throw ConfigError("--ps-hosts names " + std::to_string(options.ps_hosts.size()) + " hosts but --servers is " +
-                        std::to_string(options.ps_servers));
-    return std::make_unique<ParameterServer>();
-  }
-  throw ConfigError("--algorithm must be one of: " + known_algorithms() + " (got '" + algorithm + "')");
 }
 
 } // namespace ddlsim::collectives

@@ -1,6 +1,9 @@
 // One small interface for gradient aggregation algorithms, and the endpoints they run over.
 #pragma once
 
+#include "analytical/alpha_beta.hpp"
+#include "collectives/options.hpp"
+
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
@@ -13,34 +16,6 @@
 #include <vector>
 
 namespace ddlsim::collectives {
-
-/** @brief How parameter-server shards are laid out. */
-enum class PsSharding {
-  Split,     ///< every tensor cut into S byte ranges, one per server
-  RoundRobin ///< tensor k goes whole to server k mod S
-};
-
-/** @brief Whether ring and hd move every message (the reference) or one flow per rank and phase (cheap). */
-enum class Fidelity {
-  Auto,    ///< ring: Message up to kFlowAboveRanks ranks, Flow above; hd: Message
-  Message, ///< every message of the algorithm is a transfer
-  Flow     ///< ring, hd: one flow per rank and phase, plus the other steps' latencies at the slowest hop
-};
-
-/** @brief With Fidelity::Auto, groups larger than this use the flow-level form (docs/collectives.md). */
-inline constexpr int kFlowAboveRanks = 64;
-
-/** @brief Knobs shared by the algorithms; defaults model an ideal stack over the wires. */
-struct CollectiveOptions {
-  double msg_overhead_s = 0;         ///< software overhead added before every message is sent, seconds
-  double reduce_s_per_byte = 0;      ///< reduction cost, seconds per byte (a fixed time: no contention with compute)
-  std::uint64_t chunk_bytes = 0;     ///< pipelining chunk; 0: the algorithm's default (tree 1 MiB, ring none)
-  std::string inter_algorithm = "ring"; ///< hier: flat algorithm among node leaders
-  int ps_servers = 1;                ///< ps: number of servers
-  std::vector<std::string> ps_hosts; ///< ps: server hosts; empty: co-located on ranks 0..S-1
-  PsSharding ps_sharding = PsSharding::Split;
-  Fidelity fidelity = Fidelity::Auto;
-};
 
 /** @brief The endpoints of one simulation phase: ranks 0..P-1 (GPUs), then any extra endpoints (parameter
  *  servers), their hosts, mailboxes and traffic counters. Every transfer goes through this class, which
@@ -74,8 +49,8 @@ public:
   /** Reduction of `bytes` by this endpoint: reduce_s_per_byte x bytes seconds (nothing if 0). */
   void reduce(int self, std::uint64_t bytes);
 
-  /** Latency (s) and bottleneck bandwidth (bytes/s) of the route between two endpoints. */
-  std::pair<double, double> route(int from, int to) const;
+  /** Latency and bottleneck bandwidth of the route between two endpoints. */
+  analytical::Hop route(int from, int to) const;
   /** How many allreduce calls `endpoint` made before this one (for per-tensor round-robin placement). */
   std::uint64_t next_call(int endpoint) { return calls_[endpoint]++; }
 
@@ -125,12 +100,10 @@ public:
   void send(int self, int to, std::uint64_t bytes) { world_.send(members_[self], members_[to], bytes, channel_); }
   void recv(int self, int from) { world_.recv(members_[self], members_[from], channel_); }
   void reduce(int self, std::uint64_t bytes) { world_.reduce(members_[self], bytes); }
-  std::pair<double, double> route(int from, int to) const { return world_.route(members_[from], members_[to]); }
-  /** True when the ring should use its flow-level form for this group (Flow, or Auto above kFlowAboveRanks). */
-  bool flow_level() const;
-  /** True only for Fidelity::Flow: halving-doubling's message-level form has just 2 log2(P) steps per rank and
-   *  simulates faster than its flow form (bench/collectives.sh), so Auto keeps it at message level. */
-  bool flow_level_forced() const { return options().fidelity == Fidelity::Flow; }
+  analytical::Hop route(int from, int to) const { return world_.route(members_[from], members_[to]); }
+  /** True when algorithm `id` runs its flow-level form on this group: Fidelity::Flow for any algorithm with one,
+   *  Fidelity::Auto as its FlowForm says (algorithm_table.hpp). */
+  bool use_flow(AlgorithmId id) const;
   /** Largest route latency between ring neighbours i -> i+1 (computed once per group). */
   double ring_max_latency();
 
@@ -146,11 +119,11 @@ class Collective {
 public:
   virtual ~Collective() = default;
   virtual std::string name() const = 0;
-  /** Called once per phase before the ranks start, with every tensor size the ranks will reduce, in
-   *  order; algorithms with helper actors (parameter servers) start them here and return them. */
   /** Called once per phase before the simulation runs (outside any actor): add endpoints, check hosts.
    *  Throws ConfigError. */
   virtual void prepare(CommWorld& /*world*/) const {}
+  /** Called once per phase before the ranks start, with every tensor size the ranks will reduce, in
+   *  order; algorithms with helper actors (parameter servers) start them here and return them. */
   virtual std::vector<simgrid::s4u::ActorPtr> start(CommWorld& /*world*/,
                                                     const std::vector<std::uint64_t>& /*sequence*/) const
   {
@@ -159,12 +132,6 @@ public:
   /** Runs member `self`'s part of an allreduce of `bytes` bytes over `group`; returns when it holds the result. */
   virtual void allreduce(Group& group, int self, std::uint64_t bytes) const = 0;
 };
-
-/** @brief The algorithm of that name with these options; throws ConfigError listing the known ones. */
-std::unique_ptr<Collective> make_collective(const std::string& algorithm, const CollectiveOptions& options = {});
-
-/** @brief Accepted algorithm names, comma separated. */
-std::string known_algorithms();
 
 /** @brief Byte size of chunk `index` when `bytes` is cut into `parts` nearly equal chunks (the first
  *  bytes % parts chunks get one byte more). */

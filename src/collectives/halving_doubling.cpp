@@ -1,4 +1,5 @@
 // Rabenseifner's allreduce: recursive halving reduce-scatter, recursive doubling allgather.
+#include "collectives/algorithm_table.hpp"
 #include "collectives/algorithms.hpp"
 #include "collectives/power_of_two.hpp"
 
@@ -18,7 +19,7 @@ void HalvingDoubling::allreduce(Group& g, int self, std::uint64_t bytes) const
   if (!fold.fold_in(g, self, bytes))
     return;
   const int v = fold.virtual_rank(self);
-  if (fold.p2 > 1 && g.flow_level_forced()) {
+  if (fold.p2 > 1 && g.use_flow(AlgorithmId::Hd)) {
     // Flow level: each phase sends its log2(p') messages as concurrent flows, one per partner, after
     // charging the phase's per-message overheads and all but one of its latencies (at the largest partner
     // latency) up front. On a uniform platform this equals the message-level time exactly.
@@ -28,7 +29,7 @@ void HalvingDoubling::allreduce(Group& g, int self, std::uint64_t bytes) const
     double max_latency = 0;
     for (int mask = fold.p2 / 2; mask >= 1; mask >>= 1) {
       const int partner = fold.member(v ^ mask);
-      max_latency = std::max(max_latency, g.route(self, partner).first);
+      max_latency = std::max(max_latency, g.route(self, partner).alpha_s);
       const std::uint64_t mid = lo + (hi - lo) / 2;
       const bool keep_low = (v & mask) == 0;
       give.emplace_back(g.endpoint(partner), keep_low ? hi - mid : mid - lo);

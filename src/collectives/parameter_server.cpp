@@ -34,13 +34,14 @@ void ParameterServer::prepare(CommWorld& world) const
     sg4::Host* host = nullptr;
     if (o.ps_hosts.empty()) {
       if (s >= world.size())
-        throw ConfigError("--servers " + std::to_string(o.ps_servers) + " co-located servers need as many ranks (have " +
-                          std::to_string(world.size()) + "); name server hosts with --ps-hosts");
+        throw ConfigError(field("ps_servers") + " " + std::to_string(o.ps_servers) +
+                          " co-located servers need as many ranks (have " + std::to_string(world.size()) +
+                          "); name server hosts with " + field("ps_hosts"));
       host = world.host(s);
     } else {
       host = sg4::Host::by_name_or_null(o.ps_hosts[s]);
       if (host == nullptr)
-        throw ConfigError("--ps-hosts: no host '" + o.ps_hosts[s] + "' in the platform");
+        throw ConfigError(field("ps_hosts") + ": no host '" + o.ps_hosts[s] + "' in the platform");
     }
     world.add_endpoint(host);
   }

@@ -1,4 +1,5 @@
 // Ring allreduce: reduce-scatter then allgather over the ring 0 -> 1 -> ... -> P-1 -> 0.
+#include "collectives/algorithm_table.hpp"
 #include "collectives/algorithms.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -13,8 +14,9 @@ void RingAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
   const int right = (self + 1) % p;
   const int left = (self + p - 1) % p;
   auto mod = [p](int x) { return ((x % p) + p) % p; };
-  const std::uint64_t chunk = g.options().chunk_bytes;
-  if (chunk > 0 && !g.flow_level() && bytes > chunk * static_cast<std::uint64_t>(p)) {
+  const std::uint64_t chunk = effective_chunk_bytes(AlgorithmId::Ring, g.options());
+  const bool flow = g.use_flow(AlgorithmId::Ring);
+  if (chunk > 0 && !flow && bytes > chunk * static_cast<std::uint64_t>(p)) {
     // Slices of at most P x chunk bytes, each a whole ring allreduce, one after the other.
     const std::uint64_t per_slice = chunk * static_cast<std::uint64_t>(p);
     const std::uint64_t slices = (bytes + per_slice - 1) / per_slice; // chunk <= 1 GiB: no overflow
@@ -22,7 +24,7 @@ void RingAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
       ring_steps(g, self, chunk_bytes(bytes, slices, i));
     return;
   }
-  if (g.flow_level()) {
+  if (flow) {
     // One flow carrying every chunk this member sends (all but chunks self+1 and self+2), plus the other
     // 2P-3 steps' latencies and overheads at the slowest ring hop, plus the P-1 reductions.
     const double steps = 2.0 * (p - 1) - 1;

@@ -1,11 +1,22 @@
-// An allreduce that picks one of two algorithms by message size, as MPI libraries do.
+// An allreduce that picks one of several algorithms by message size, as MPI libraries do.
 #include "collectives/algorithms.hpp"
 
 namespace ddlsim::collectives {
 
+std::string SizeSwitch::name() const
+{
+  std::string out;
+  for (std::size_t i = 0; i + 1 < choices_.size(); ++i)
+    out += choices_[i].collective->name() + "<=" + std::to_string(choices_[i].max_bytes) + "B,";
+  return out + choices_.back().collective->name();
+}
+
 void SizeSwitch::allreduce(Group& group, int self, std::uint64_t bytes) const
 {
-  (bytes <= threshold_bytes_ ? *small_ : *large_).allreduce(group, self, bytes);
+  for (std::size_t i = 0; i + 1 < choices_.size(); ++i)
+    if (bytes <= choices_[i].max_bytes)
+      return choices_[i].collective->allreduce(group, self, bytes);
+  choices_.back().collective->allreduce(group, self, bytes);
 }
 
 } // namespace ddlsim::collectives

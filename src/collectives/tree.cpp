@@ -1,18 +1,15 @@
 // Binary-tree allreduce, pipelined in chunks: reduce to member 0, then broadcast from it.
+#include "collectives/algorithm_table.hpp"
 #include "collectives/algorithms.hpp"
 
 namespace ddlsim::collectives {
-
-namespace {
-constexpr std::uint64_t kDefaultChunkBytes = 1 << 20;
-}
 
 void TreeAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
 {
   const int p = g.size();
   if (p <= 1)
     return;
-  const std::uint64_t chunk = g.options().chunk_bytes > 0 ? g.options().chunk_bytes : kDefaultChunkBytes;
+  const std::uint64_t chunk = effective_chunk_bytes(AlgorithmId::Tree, g.options());
   const std::uint64_t chunks = bytes == 0 ? 1 : (bytes + chunk - 1) / chunk;
   std::vector<int> children;
   for (int c : {2 * self + 1, 2 * self + 2})

@@ -18,10 +18,51 @@ public:
   using Error::Error;
 };
 
-/** @brief Bad command-line option or inconsistent combination of inputs. */
+/** @brief Marks `name`, a field of a library input struct ("ranks", "ps_servers"), inside an error message. The
+ *  library's message shows the field name; the command line shows the flag that sets it (cli/flags.hpp). */
+std::string field(const std::string& name);
+
+/** @brief Bad option or inconsistent combination of inputs. The message may name fields with field(): what()
+ *  shows them as field names, template() keeps the marks for a front end to render its own way. */
 class ConfigError : public Error {
+public:
+  explicit ConfigError(const std::string& message);
+  /** The message with field() marks intact. */
+  const std::string& message_template() const { return template_; }
+
+private:
+  std::string template_;
+};
+
+/** @brief An output could not be written (disk full, permission, vanished directory): its own exit code. */
+class WriteError : public Error {
 public:
   using Error::Error;
 };
+
+/** @brief Replaces every field() mark of `message` by `render(name)`. */
+template <class Render> std::string render_fields(const std::string& message, Render render)
+{
+  std::string out;
+  std::size_t pos = 0;
+  while (true) {
+    const auto open = message.find('\x1e', pos);
+    const auto close = open == std::string::npos ? open : message.find('\x1f', open);
+    if (close == std::string::npos) {
+      out += message.substr(pos);
+      return out;
+    }
+    out += message.substr(pos, open - pos);
+    out += render(message.substr(open + 1, close - open - 1));
+    pos = close + 1;
+  }
+}
+
+inline std::string field(const std::string& name) { return "\x1e" + name + "\x1f"; }
+
+inline ConfigError::ConfigError(const std::string& message)
+    : Error(render_fields(message, [](const std::string& name) { return name; })), template_(message)
+{
+}
 
 } // namespace ddlsim

@@ -1,6 +1,7 @@
 // The S-SGD task graph of one iteration on one rank, for a chosen schedule.
 #include "dag/dag.hpp"
 
+#include "common/enum_names.hpp"
 #include "common/error.hpp"
 
 namespace ddlsim::dag {
@@ -67,6 +68,14 @@ private:
   int last_aggregation_ = -1;
 };
 
+const ScheduleEntry& schedule_entry(Schedule schedule)
+{
+  for (const auto& e : schedule_table())
+    if (e.id == schedule)
+      return e;
+  throw Error("internal: schedule without a table row");
+}
+
 } // namespace
 
 IterationDag build_iteration_dag(const proto::Workload& w, Schedule schedule)
@@ -85,7 +94,7 @@ IterationDag build_iteration_dag(const proto::Workload& w, Schedule schedule)
     const auto bytes = static_cast<std::uint64_t>(w.layers(l).gradient_bytes());
     if (bytes == 0)
       continue;
-    const int ready = schedule == Schedule::Wfbp ? backward[l] : last_backward;
+    const int ready = schedule_entry(schedule).overlaps_backward ? backward[l] : last_backward;
     b.aggregation(l, bytes, ready, "agg:" + w.layers(l).name());
   }
   std::vector<int> extra;
@@ -95,34 +104,41 @@ IterationDag build_iteration_dag(const proto::Workload& w, Schedule schedule)
   return b.take();
 }
 
-Schedule parse_schedule(const std::string& text)
+const std::vector<ScheduleEntry>& schedule_table()
 {
-  if (text == "sequential")
-    return Schedule::Sequential;
-  if (text == "wfbp")
-    return Schedule::Wfbp;
-  throw ConfigError("--schedule must be one of: sequential, wfbp (got '" + text + "')");
+  static const std::vector<ScheduleEntry> table = {
+      {Schedule::Sequential, "sequential", "backward, then every aggregation", false},
+      {Schedule::Wfbp, "wfbp", "aggregate each layer as soon as its gradient is ready", true},
+  };
+  return table;
 }
 
-std::string to_string(Schedule schedule) { return schedule == Schedule::Wfbp ? "wfbp" : "sequential"; }
+namespace {
 
-std::string to_string(TaskKind kind)
+const NameTable<Schedule>& schedule_names()
 {
-  switch (kind) {
-  case TaskKind::Io:
-    return "io";
-  case TaskKind::H2d:
-    return "h2d";
-  case TaskKind::Forward:
-    return "forward";
-  case TaskKind::Backward:
-    return "backward";
-  case TaskKind::Aggregation:
-    return "aggregation";
-  case TaskKind::Update:
-    return "update";
-  }
-  return "?";
+  static const NameTable<Schedule> names = [] {
+    NameTable<Schedule> n;
+    for (const auto& e : schedule_table())
+      n.emplace_back(e.id, e.name);
+    return n;
+  }();
+  return names;
 }
+
+const NameTable<TaskKind> kTaskKindNames = {{TaskKind::Io, "io"},
+                                            {TaskKind::H2d, "h2d"},
+                                            {TaskKind::Forward, "forward"},
+                                            {TaskKind::Backward, "backward"},
+                                            {TaskKind::Aggregation, "aggregation"},
+                                            {TaskKind::Update, "update"}};
+
+} // namespace
+
+Schedule parse_schedule(const std::string& text) { return parse_name(schedule_names(), text, field("schedule")); }
+
+std::string to_string(Schedule schedule) { return name_of(schedule_names(), schedule); }
+
+std::string to_string(TaskKind kind) { return name_of(kTaskKindNames, kind); }
 
 } // namespace ddlsim::dag

@@ -49,7 +49,19 @@ struct IterationDag {
  *  aggregation k also waits for aggregation k-1; update waits for the last aggregation. */
 IterationDag build_iteration_dag(const proto::Workload& workload, Schedule schedule);
 
-/** @brief "sequential" or "wfbp"; throws ConfigError otherwise. */
+/** @brief One row of the schedule table: everything ddlsim knows about a schedule. */
+struct ScheduleEntry {
+  Schedule id;
+  const char* name;
+  const char* summary; ///< one line for --help and docs
+  /** Whether a layer's aggregation may start before the whole backward pass is done. */
+  bool overlaps_backward;
+};
+
+/** @brief Every schedule, in the order users see them. */
+const std::vector<ScheduleEntry>& schedule_table();
+
+/** @brief The schedule of that name; throws ConfigError naming the field `schedule` and the known names. */
 Schedule parse_schedule(const std::string& text);
 std::string to_string(Schedule schedule);
 std::string to_string(TaskKind kind);

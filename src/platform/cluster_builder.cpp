@@ -1,8 +1,8 @@
 // Builds a generated cluster in memory with the SimGrid C++ API (no XML, no per-node-pair routes).
 #include "platform/cluster_builder.hpp"
 
-#include "platform/gpu_catalog.hpp"
-#include "platform/link_catalog.hpp"
+#include "hardware/gpu_catalog.hpp"
+#include "hardware/link_catalog.hpp"
 
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u/Engine.hpp>

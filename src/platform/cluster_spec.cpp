@@ -3,8 +3,8 @@
 
 #include "common/error.hpp"
 #include "common/strings.hpp"
-#include "platform/gpu_catalog.hpp"
-#include "platform/link_catalog.hpp"
+#include "hardware/gpu_catalog.hpp"
+#include "hardware/link_catalog.hpp"
 
 #include <algorithm>
 #include <cerrno>

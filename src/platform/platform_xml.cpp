@@ -2,8 +2,8 @@
 #include "platform/platform_xml.hpp"
 
 #include "common/error.hpp"
-#include "platform/gpu_catalog.hpp"
-#include "platform/link_catalog.hpp"
+#include "hardware/gpu_catalog.hpp"
+#include "hardware/link_catalog.hpp"
 
 #include <cstdio>
 #include <fstream>

@@ -8,7 +8,7 @@
 
 namespace ddlsim::report {
 
-PhaseSummary summarize_phase(const dag::IterationDag& dag, const engine::PhaseResult& phase)
+PhaseSummary summarize_phase(const dag::IterationDag& dag, const dag::PhaseResult& phase)
 {
   const unsigned n = phase.iterations;
   const std::size_t ranks = phase.hosts.size();
@@ -65,8 +65,8 @@ PhaseSummary summarize_phase(const dag::IterationDag& dag, const engine::PhaseRe
 }
 
 proto::Report build_report(const proto::RunConfig& config, const proto::Workload& workload,
-                           const dag::IterationDag& dag, const engine::PhaseResult& multi,
-                           const engine::PhaseResult& single)
+                           const dag::IterationDag& dag, const dag::PhaseResult& multi,
+                           const dag::PhaseResult& single)
 {
   const PhaseSummary m = summarize_phase(dag, multi);
   const PhaseSummary s = summarize_phase(dag, single);

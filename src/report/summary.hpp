@@ -2,7 +2,7 @@
 #pragma once
 
 #include "dag/dag.hpp"
-#include "engine/records.hpp"
+#include "dag/records.hpp"
 #include "proto/report.pb.h"
 #include "proto/workload.pb.h"
 
@@ -17,11 +17,11 @@ struct PhaseSummary {
 
 /** @brief Summarises a phase. The first iteration starts at time 0 of the phase; iteration i ends when the
  *  last rank finishes its update of iteration i. */
-PhaseSummary summarize_phase(const dag::IterationDag& dag, const engine::PhaseResult& phase);
+PhaseSummary summarize_phase(const dag::IterationDag& dag, const dag::PhaseResult& phase);
 
 /** @brief Builds the report. `single` is the single-GPU baseline (the multi-GPU phase itself if it has one rank). */
 proto::Report build_report(const proto::RunConfig& config, const proto::Workload& workload,
-                           const dag::IterationDag& dag, const engine::PhaseResult& multi,
-                           const engine::PhaseResult& single);
+                           const dag::IterationDag& dag, const dag::PhaseResult& multi,
+                           const dag::PhaseResult& single);
 
 } // namespace ddlsim::report

@@ -26,7 +26,7 @@ std::string quoted(const std::string& s)
 
 } // namespace
 
-std::string chrome_trace(const dag::IterationDag& dag, const engine::PhaseResult& phase)
+std::string chrome_trace(const dag::IterationDag& dag, const dag::PhaseResult& phase)
 {
   std::ostringstream out;
   out << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
@@ -59,17 +59,6 @@ std::string chrome_trace(const dag::IterationDag& dag, const engine::PhaseResult
   }
   out << "\n]}\n";
   return out.str();
-}
-
-void write_chrome_trace(const std::string& path, const dag::IterationDag& dag, const engine::PhaseResult& phase)
-{
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out)
-    throw InputError(path + ": cannot open for writing");
-  out << chrome_trace(dag, phase);
-  out.close();
-  if (!out)
-    throw InputError(path + ": write failed");
 }
 
 } // namespace ddlsim::report

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "dag/dag.hpp"
-#include "engine/records.hpp"
+#include "dag/records.hpp"
 
 #include <string>
 
@@ -10,9 +10,6 @@ namespace ddlsim::report {
 
 /** @brief Trace Event Format JSON: every task as a complete event ("ph": "X") with its start and duration in
  *  microseconds; process = rank (named after its host), thread 0 = compute stream, 1 = communication. */
-std::string chrome_trace(const dag::IterationDag& dag, const engine::PhaseResult& phase);
-
-/** @brief Writes chrome_trace() to a file; throws InputError naming the file when it cannot be written. */
-void write_chrome_trace(const std::string& path, const dag::IterationDag& dag, const engine::PhaseResult& phase);
+std::string chrome_trace(const dag::IterationDag& dag, const dag::PhaseResult& phase);
 
 } // namespace ddlsim::report

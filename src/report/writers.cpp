@@ -80,16 +80,4 @@ void write_console(std::ostream& out, const proto::Report& r)
   row(out, "simulated time (multi-GPU phase)", format_seconds(r.simulated_time_s()));
 }
 
-void write_json_file(const std::string& path, const google::protobuf::Message& message)
-{
-  const std::string text = message_to_json(message);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out)
-    throw InputError(path + ": cannot open for writing");
-  out << text;
-  out.close();
-  if (!out)
-    throw InputError(path + ": write failed");
-}
-
 } // namespace ddlsim::report

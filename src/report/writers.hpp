@@ -11,7 +11,4 @@ namespace ddlsim::report {
 /** @brief The human-readable table `ddlsim run` prints on stdout (every number with its unit). */
 void write_console(std::ostream& out, const proto::Report& report);
 
-/** @brief Writes message_to_json() to a file; throws InputError naming the file when it cannot be written. */
-void write_json_file(const std::string& path, const google::protobuf::Message& message);
-
 } // namespace ddlsim::report

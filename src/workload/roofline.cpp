@@ -3,7 +3,7 @@
 
 #include "common/error.hpp"
 #include "common/strings.hpp"
-#include "platform/gpu_catalog.hpp"
+#include "hardware/gpu_catalog.hpp"
 #include "workload/workload.hpp"
 
 #include <algorithm>

@@ -3,6 +3,7 @@
 
 #include "common/error.hpp"
 #include "common/strings.hpp"
+#include "hardware/gpu_catalog.hpp"
 
 #include <cmath>
 #include <unordered_set>
@@ -35,6 +36,9 @@ void validate_workload(const proto::Workload& w, const std::string& source) {
     throw InputError(source + ": batch_size_per_gpu must be > 0 (got 0)");
   if (w.reference_gpu().empty())
     throw InputError(source + ": reference_gpu: missing name of the GPU the times were taken on");
+  if (platform::find_gpu(w.reference_gpu()) == nullptr) // times are replayed relative to its catalogue peak
+    throw InputError(source + ": reference_gpu '" + w.reference_gpu() + "' is not in the GPU catalogue (known: " +
+                     platform::known_gpus() + ")");
   check_time(w.io_s(), source, "io_s");
   check_time(w.h2d_s(), source, "h2d_s");
   check_time(w.update_s(), source, "update_s");

@@ -2,7 +2,7 @@
 #include "sim/probe.hpp"
 
 #include "common/strings.hpp"
-#include "engine/simulation.hpp"
+#include "engine/simgrid_config.hpp"
 #include "platform/cluster_builder.hpp"
 
 #include <simgrid/s4u/Actor.hpp>

@@ -11,17 +11,37 @@ namespace ddlsim::test {
 /** @brief |a - b| / |b|, the measure every closed-form check uses. */
 inline double relative_error(double a, double b) { return std::fabs(a - b) / std::fabs(b); }
 
-/** @brief Runs `iterations` iterations on `platform` with every GPU host, without the single-GPU baseline. */
-inline engine::SimulationOutput run(const std::string& platform, const proto::Workload& w, dag::Schedule schedule,
-                                    unsigned iterations = 1)
+/** @brief A simulation's output with the DAG it ran. */
+struct RunResult : engine::SimulationOutput {
+  dag::IterationDag dag;
+};
+
+/** @brief The input for workload `w` on `platform` (every GPU host, ring, one iteration, with the baseline). */
+inline engine::SimulationInput input(const std::string& platform, const proto::Workload& w)
 {
   engine::SimulationInput in;
   in.platform_file = platform;
-  in.workload = w;
-  in.schedule = schedule;
+  in.reference_gpu = w.reference_gpu();
+  return in;
+}
+
+/** @brief Builds the DAG of `w` for `schedule` and simulates it. */
+inline RunResult simulate(const engine::SimulationInput& in, const proto::Workload& w, dag::Schedule schedule)
+{
+  RunResult r;
+  r.dag = dag::build_iteration_dag(w, schedule);
+  static_cast<engine::SimulationOutput&>(r) = engine::simulate(in, r.dag);
+  return r;
+}
+
+/** @brief Runs `iterations` iterations on `platform` with every GPU host, without the single-GPU baseline. */
+inline RunResult run(const std::string& platform, const proto::Workload& w, dag::Schedule schedule,
+                     unsigned iterations = 1)
+{
+  engine::SimulationInput in = input(platform, w);
   in.iterations = iterations;
   in.single_gpu_baseline = false;
-  return engine::simulate(in);
+  return simulate(in, w, schedule);
 }
 
 } // namespace ddlsim::test

@@ -1,7 +1,8 @@
 // Simulation tests: every allreduce algorithm against its closed form on contention-free platforms, and
 // its byte counts (docs/collectives.md has the derivations).
 #include "analytical/alpha_beta.hpp"
-#include "analytical/predict.hpp"
+#include "collectives/algorithm_table.hpp"
+#include "engine/sweep.hpp"
 #include "sim/sim_helpers.hpp"
 #include "support/test_platforms.hpp"
 
@@ -26,7 +27,7 @@ engine::SweepOutput sweep(const std::string& algorithm, int ranks, const std::ve
   star.extra_hosts = extra_hosts;
   engine::SweepInput in;
   in.platform_file = test::write_star_platform(star);
-  in.algorithm = algorithm;
+  in.algorithm = collectives::parse_algorithm(algorithm);
   in.collective = options;
   in.sizes = sizes;
   return engine::run_collective_sweep(in);
@@ -39,14 +40,11 @@ void check(const std::string& algorithm, int ranks, const collectives::Collectiv
            const std::vector<std::uint64_t>& sizes = kSizes)
 {
   const auto out = sweep(algorithm, ranks, sizes, options);
-  CHECK(out.alpha_s == Approx(kHop.alpha_s).epsilon(1e-12));
-  analytical::PredictInput in;
-  in.ranks = ranks;
-  in.chunk_bytes = options.chunk_bytes;
-  in.hop = kHop;
-  in.costs = {options.msg_overhead_s, options.reduce_s_per_byte};
+  CHECK(out.closed_form.hops.flat.alpha_s == Approx(kHop.alpha_s).epsilon(1e-12));
+  CHECK(out.closed_form.ranks == ranks);
+  const auto spec = collectives::parse_algorithm(algorithm);
   for (const auto& pt : out.points) {
-    const double expected = analytical::predict_allreduce_s(algorithm, pt.bytes, in);
+    const double expected = collectives::closed_form_s(spec, pt.bytes, out.closed_form);
     INFO(algorithm << ", P = " << ranks << ", " << pt.bytes << " B: simulated " << pt.time_s << " s, closed form "
                    << expected << " s");
     CHECK(test::relative_error(pt.time_s, expected) < 1e-9);
@@ -160,7 +158,7 @@ TEST_CASE("hierarchical on 2 nodes x 4 NVLink GPUs over EDR equals its closed fo
 {
   engine::SweepInput in;
   in.platform_file = test::write_nvlink_ib_platform();
-  in.algorithm = "hier";
+  in.algorithm = collectives::parse_algorithm("hier");
   const std::uint64_t m = 256 << 20;
   in.sizes = {1 << 20, m};
   const auto out = engine::run_collective_sweep(in);
@@ -198,10 +196,11 @@ TEST_CASE("double binary tree, P = 8: between one tree with half the data at ful
   // Each tree does one transfer at a time per member, so a link direction carries at most two transfers
   // (one per tree): every transfer gets between B/2 and B, which bounds the time on both sides.
   const auto out = sweep("dbtree", 8, kSizes);
+  const std::uint64_t tree_chunk = collectives::effective_chunk_bytes(collectives::AlgorithmId::Dbtree, {});
   const analytical::Hop half{kHop.alpha_s, kHop.bandwidth_bytes_per_s / 2};
   for (const auto& pt : out.points) {
-    const double lower = analytical::tree_allreduce_s(8, pt.bytes / 2, 0, kHop);
-    const double upper = analytical::tree_allreduce_s(8, pt.bytes / 2, 0, half);
+    const double lower = analytical::tree_allreduce_s(8, pt.bytes / 2, tree_chunk, kHop);
+    const double upper = analytical::tree_allreduce_s(8, pt.bytes / 2, tree_chunk, half);
     INFO(pt.bytes << " B: " << lower << " <= " << pt.time_s << " <= " << upper);
     CHECK(pt.time_s >= lower * (1 - 1e-9));
     CHECK(pt.time_s <= upper * (1 + 1e-9));
@@ -241,8 +240,9 @@ TEST_CASE("double binary tree, P = 7 (odd): still between the two bounds, every 
   const auto out = sweep("dbtree", 7, {7 << 20});
   const analytical::Hop half{kHop.alpha_s, kHop.bandwidth_bytes_per_s / 2};
   const auto& pt = out.points[0];
-  CHECK(pt.time_s >= analytical::tree_allreduce_s(7, pt.bytes / 2, 0, kHop) * (1 - 1e-9));
-  CHECK(pt.time_s <= analytical::tree_allreduce_s(7, pt.bytes / 2, 0, half) * (1 + 1e-9));
+  const std::uint64_t chunk = collectives::effective_chunk_bytes(collectives::AlgorithmId::Dbtree, {});
+  CHECK(pt.time_s >= analytical::tree_allreduce_s(7, pt.bytes / 2, chunk, kHop) * (1 - 1e-9));
+  CHECK(pt.time_s <= analytical::tree_allreduce_s(7, pt.bytes / 2, chunk, half) * (1 + 1e-9));
   CHECK(pt.rank_bytes_sent == 2 * 6 * pt.bytes);
 }
 

@@ -114,12 +114,9 @@ TEST_CASE("a GPU twice as fast as the reference halves forward, backward and upd
 
 TEST_CASE("the single-GPU baseline runs first on rank 0's host and sees the compute sum")
 {
-  engine::SimulationInput in;
-  in.platform_file = toy_platform(4);
-  in.workload = toy();
-  in.schedule = dag::Schedule::Wfbp;
+  engine::SimulationInput in = test::input(toy_platform(4), toy());
   in.iterations = 2;
-  const auto out = engine::simulate(in);
+  const auto out = test::simulate(in, toy(), dag::Schedule::Wfbp);
   REQUIRE(out.single.has_value());
   CHECK(out.single->hosts == std::vector<std::string>{"gpu0"});
   const auto single = report::summarize_phase(out.dag, *out.single);
@@ -138,14 +135,10 @@ TEST_CASE("a platform host whose speed contradicts the GPU catalogue is rejected
 
 TEST_CASE("the reduction cost delays aggregation only: backward keeps its time under wfbp")
 {
-  engine::SimulationInput in;
-  in.platform_file = toy_platform(4);
-  in.workload = toy();
-  in.schedule = dag::Schedule::Wfbp;
-  in.iterations = 1;
+  engine::SimulationInput in = test::input(toy_platform(4), toy());
   in.single_gpu_baseline = false;
   in.collective.reduce_s_per_byte = 1e-9;
-  const auto out = engine::simulate(in);
+  const auto out = test::simulate(in, toy(), dag::Schedule::Wfbp);
   const auto s = report::summarize_phase(out.dag, out.multi);
   CHECK(s.breakdown.backward_s() == Approx(12e-3).epsilon(1e-12));
   CHECK(s.breakdown.forward_s() == Approx(6e-3).epsilon(1e-12));

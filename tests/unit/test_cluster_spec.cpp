@@ -2,8 +2,8 @@
 #include "common/error.hpp"
 #include "common/strings.hpp"
 #include "platform/cluster_spec.hpp"
-#include "platform/gpu_catalog.hpp"
-#include "platform/link_catalog.hpp"
+#include "hardware/gpu_catalog.hpp"
+#include "hardware/link_catalog.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // Unit tests of the link catalogue: the figures of ../shared/data/interconnects/README.md and NCCL's latency model.
 #include "common/error.hpp"
-#include "platform/link_catalog.hpp"
+#include "hardware/link_catalog.hpp"
 
 #include <catch2/catch.hpp>
 

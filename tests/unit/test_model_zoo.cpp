@@ -1,6 +1,6 @@
 // Unit tests: the roofline workload generator (closed forms, calibration residuals, errors) and the GPU catalogue.
 #include "common/error.hpp"
-#include "platform/gpu_catalog.hpp"
+#include "hardware/gpu_catalog.hpp"
 #include "workload/model_zoo.hpp"
 #include "workload/roofline.hpp"
 #include "workload/workload.hpp"

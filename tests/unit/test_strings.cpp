@@ -1,6 +1,6 @@
 // Unit tests: checked parsing, natural order, unit formatting.
 #include "common/error.hpp"
-#include "common/algorithm_spec.hpp"
+#include "collectives/algorithm_spec.hpp"
 #include "common/strings.hpp"
 
 #include <catch2/catch.hpp>
@@ -42,13 +42,26 @@ TEST_CASE("split keeps empty pieces")
   CHECK(split("a,", ',') == std::vector<std::string>{"a", ""});
 }
 
-TEST_CASE("size switches parse into both algorithms and the threshold in bytes")
+TEST_CASE("size switches parse into their algorithms and thresholds in bytes")
 {
-  const auto sw = parse_size_switch("rd<=8KiB,hd");
-  REQUIRE(sw.has_value());
-  CHECK(sw->small == "rd");
-  CHECK(sw->threshold_bytes == 8192);
-  CHECK(sw->large == "hd");
-  CHECK_FALSE(parse_size_switch("ring").has_value());
-  CHECK_THROWS_WITH(parse_size_switch("rd<=8XB,hd"), Catch::Matchers::StartsWith("--algorithm rd<=8XB,hd: unknown byte unit 'XB'"));
+  using collectives::AlgorithmId;
+  const auto sw = collectives::parse_algorithm("rd<=8KiB,hd");
+  REQUIRE(sw.choices.size() == 2);
+  CHECK(sw.choices[0].id == AlgorithmId::Rd);
+  CHECK(sw.choices[0].max_bytes == 8192);
+  CHECK(sw.choices[1].id == AlgorithmId::Hd);
+  CHECK(sw.for_size(8192) == AlgorithmId::Rd);
+  CHECK(sw.for_size(8193) == AlgorithmId::Hd);
+  CHECK(sw.text == "rd<=8KiB,hd");
+  const auto three = collectives::parse_algorithm("rd<=8KiB,hd<=1MiB,ring");
+  CHECK(three.for_size(1 << 20) == AlgorithmId::Hd);
+  CHECK(three.for_size((1 << 20) + 1) == AlgorithmId::Ring);
+  CHECK_FALSE(collectives::parse_algorithm("ring").switches());
+  CHECK_THROWS_WITH(collectives::parse_algorithm("rd<=8XB,hd"),
+                    Catch::Matchers::StartsWith("algorithm rd<=8XB,hd: unknown byte unit 'XB'"));
+  CHECK_THROWS_WITH(collectives::parse_algorithm("rd<=1MiB,hd<=8KiB,ring"),
+                    "algorithm rd<=1MiB,hd<=8KiB,ring: the sizes of a size switch must increase");
+  CHECK_THROWS_WITH(collectives::parse_algorithm("magic"), Catch::Matchers::StartsWith("algorithm must be one of: ring"));
+  CHECK_THROWS_WITH(collectives::parse_algorithm("ps<=8KiB,ring"),
+                    Catch::Matchers::StartsWith("algorithm ps<=8KiB,ring: a size switch chooses between flat"));
 }

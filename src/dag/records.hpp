@@ -1,4 +1,4 @@
-// What a simulation records: every task's start and end, every rank's traffic (no SimGrid types).
+// What executing a DAG records: every task's start and end, every rank's traffic (no SimGrid types).
 #pragma once
 
 #include "dag/dag.hpp"
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace ddlsim::engine {
+namespace ddlsim::dag {
 
 /** @brief One executed task. Times are seconds since the start of its phase. */
 struct TaskRecord {
@@ -34,4 +34,4 @@ struct PhaseResult {
  *  since the phase start. */
 using ProgressFn = std::function<void(const std::string& phase, unsigned iteration, double end_s)>;
 
-} // namespace ddlsim::engine
+} // namespace ddlsim::dag

@@ -1,5 +1,5 @@
 // Link classes: every bandwidth is a cited measurement or marked theoretical; latencies follow NCCL's model.
-#include "platform/link_catalog.hpp"
+#include "hardware/link_catalog.hpp"
 
 #include "common/error.hpp"
 

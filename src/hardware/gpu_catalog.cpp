@@ -1,5 +1,5 @@
 // GPU catalogue: every number is a vendor datasheet figure, cited per entry.
-#include "platform/gpu_catalog.hpp"
+#include "hardware/gpu_catalog.hpp"
 
 #include "common/error.hpp"
 

@@ -1,0 +1,35 @@
+// An --algorithm value parsed once: one algorithm, or algorithms chosen by message size ("rd<=8KiB,hd").
+#pragma once
+
+#include "collectives/options.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace ddlsim::collectives {
+
+/** @brief Which algorithm reduces a message of a given size: choices[i] for sizes up to choices[i].max_bytes
+ *  (ascending), the last one for every size above. A plain name is one choice. */
+struct AlgorithmSpec {
+  struct Choice {
+    std::uint64_t max_bytes = std::numeric_limits<std::uint64_t>::max();
+    AlgorithmId id = AlgorithmId::Ring;
+  };
+  std::vector<Choice> choices{Choice{}};
+  std::string text = "ring"; ///< as the user wrote it (reports record it verbatim)
+
+  /** The algorithm that reduces `bytes`. */
+  AlgorithmId for_size(std::uint64_t bytes) const;
+  /** True when one choice is a size switch between several algorithms. */
+  bool switches() const { return choices.size() > 1; }
+  /** True when some choice is `id`. */
+  bool uses(AlgorithmId id) const;
+};
+
+/** @brief "ring", or "SMALL<=SIZE,...,LARGE" (flat algorithms only, sizes increasing); throws ConfigError naming
+ *  the field `algorithm`. */
+AlgorithmSpec parse_algorithm(const std::string& text);
+
+} // namespace ddlsim::collectives

@@ -1,0 +1,215 @@
+// The algorithm table: one row per allreduce algorithm (derivations of the closed forms in docs/collectives.md).
+#include "collectives/algorithm_table.hpp"
+
+#include "collectives/algorithms.hpp"
+#include "common/error.hpp"
+
+#include <algorithm>
+
+namespace ddlsim::collectives {
+namespace {
+
+/** NCCL's default tree pipelining chunk is of this order; ddlsim's tree and dbtree default to 1 MiB
+ *  (docs/collectives.md, "Pipelined tree"). */
+constexpr std::uint64_t kTreeChunkBytes = 1 << 20;
+
+analytical::Costs costs(const CollectiveOptions& o) { return {o.msg_overhead_s, o.reduce_s_per_byte}; }
+
+double ring_s(std::uint64_t bytes, const ClosedFormInput& in)
+{
+  const std::uint64_t chunk = in.options.chunk_bytes;
+  const std::uint64_t per_slice = chunk * static_cast<std::uint64_t>(in.ranks);
+  if (chunk == 0 || in.ranks <= 1 || bytes <= per_slice)
+    return analytical::ring_allreduce_s(in.ranks, bytes, in.hops.flat, costs(in.options));
+  const std::uint64_t slices = (bytes + per_slice - 1) / per_slice; // equal slices when they divide M
+  return double(slices) * analytical::ring_allreduce_s(in.ranks, bytes / slices, in.hops.flat, costs(in.options));
+}
+
+double rd_s(std::uint64_t bytes, const ClosedFormInput& in)
+{
+  return analytical::rd_allreduce_s(in.ranks, bytes, in.hops.flat, costs(in.options));
+}
+
+double hd_s(std::uint64_t bytes, const ClosedFormInput& in)
+{
+  return analytical::hd_allreduce_s(in.ranks, bytes, in.hops.flat, costs(in.options));
+}
+
+double tree_s(std::uint64_t bytes, const ClosedFormInput& in)
+{
+  return analytical::tree_allreduce_s(in.ranks, bytes, effective_chunk_bytes(AlgorithmId::Tree, in.options),
+                                      in.hops.flat, costs(in.options));
+}
+
+double dbtree_s(std::uint64_t bytes, const ClosedFormInput& in)
+{
+  // A lower bound: each tree alone with half the vector (the two trees share links).
+  return analytical::tree_allreduce_s(in.ranks, bytes - bytes / 2,
+                                      effective_chunk_bytes(AlgorithmId::Dbtree, in.options), in.hops.flat,
+                                      costs(in.options));
+}
+
+double ps_s(std::uint64_t bytes, const ClosedFormInput& in)
+{
+  if (in.options.ps_hosts.empty())
+    throw ConfigError("no closed form for parameter servers sharing hosts with ranks");
+  // Round-robin: the whole tensor goes to one server, as if there were one.
+  const int servers = in.options.ps_sharding == PsSharding::RoundRobin ? 1 : in.options.ps_servers;
+  return analytical::ps_allreduce_s(in.ranks, servers, bytes, in.hops.server, costs(in.options));
+}
+
+double hier_s(std::uint64_t bytes, const ClosedFormInput& in)
+{
+  if (in.ranks <= 1)
+    return 0.0;
+  ClosedFormInput leaders = in;
+  leaders.ranks = in.nodes;
+  leaders.hops.flat = in.hops.leaders;
+  const double inter = entry(in.options.inter_algorithm).closed_form_s(bytes, leaders);
+  return analytical::hier_allreduce_s(in.ranks_per_node, bytes, in.hops.intra, inter, costs(in.options));
+}
+
+template <class T> std::unique_ptr<Collective> make(const CollectiveOptions&) { return std::make_unique<T>(); }
+
+std::unique_ptr<Collective> make_hier(const CollectiveOptions& o)
+{
+  return std::make_unique<Hierarchical>(entry(o.inter_algorithm).make(o));
+}
+
+const std::vector<AlgorithmEntry> kTable = {
+    {AlgorithmId::Ring, "ring", "ring reduce-scatter + allgather (NCCL's ring)", true, kKnobChunk | kKnobFidelity, 0,
+     FlowForm::Auto, "2(P-1)(alpha + o + M/(P B)) + (P-1) gamma M/P", make<RingAllreduce>, ring_s},
+    {AlgorithmId::Rd, "rd", "recursive doubling of the whole vector (MPI, small messages)", true, 0, 0,
+     FlowForm::None, "log2(p')(alpha + o + M/B + gamma M) [+ fold if P is not a power of two]",
+     make<RecursiveDoubling>, rd_s},
+    {AlgorithmId::Hd, "hd", "halving-doubling, Rabenseifner (MPI, large messages)", true, kKnobFidelity, 0,
+     FlowForm::WhenAsked, "2 log2(p')(alpha + o) + (1 - 1/p')(2 M/B + gamma M) [+ fold]", make<HalvingDoubling>,
+     hd_s},
+    {AlgorithmId::Tree, "tree", "pipelined binary tree: reduce to rank 0, broadcast", true, kKnobChunk,
+     kTreeChunkBytes, FlowForm::None, "max-plus recurrence of the pipelined binary tree (docs/collectives.md)",
+     make<TreeAllreduce>, tree_s},
+    {AlgorithmId::Dbtree, "dbtree", "double binary tree, each tree with half of the vector (NCCL)", true, kKnobChunk,
+     kTreeChunkBytes, FlowForm::None, "lower bound: one pipelined tree with M/2 (the two trees contend for links)",
+     make<DoubleBinaryTree>, dbtree_s},
+    {AlgorithmId::Hier, "hier", "to each node's leader, flat allreduce among leaders, back", false, kKnobInter, 0,
+     FlowForm::None,
+     "2(alpha_intra + M/B_intra) + (G-1) gamma M + inter-node allreduce among leaders + overheads", make_hier,
+     hier_s},
+    {AlgorithmId::Ps, "ps", "parameter servers: push shards, servers sum, pull", false, kKnobServers, 0,
+     FlowForm::None, "2(alpha + M max(P,S)/(S B)) + overheads + gamma P M/S", make<ParameterServer>, ps_s},
+};
+
+/** The option fields that only some algorithms read, in the order they are checked. */
+const std::vector<std::pair<const char*, Knob>> kKnobFields = {
+    {"ps_servers", kKnobServers}, {"ps_hosts", kKnobServers},   {"ps_sharding", kKnobServers},
+    {"inter_algorithm", kKnobInter}, {"chunk_bytes", kKnobChunk}, {"fidelity", kKnobFidelity}};
+
+unsigned knobs(const AlgorithmEntry& e) { return e.knobs | (e.flow != FlowForm::None ? kKnobFidelity : 0u); }
+
+/** True when some algorithm `spec` runs (hier's inter algorithm included) reads `knob`. */
+bool reads(const AlgorithmSpec& spec, const CollectiveOptions& o, Knob knob)
+{
+  for (const auto& c : spec.choices)
+    if ((knobs(entry(c.id)) & knob) || (c.id == AlgorithmId::Hier && (knobs(entry(o.inter_algorithm)) & knob)))
+      return true;
+  return false;
+}
+
+/** "ps", "ring and hd", "ring, tree and dbtree": the algorithms that read `knob`. */
+std::string readers(Knob knob)
+{
+  std::vector<std::string> names;
+  for (const auto& e : kTable)
+    if (knobs(e) & knob)
+      names.push_back(e.name);
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
+}
+
+bool finite_non_negative(double x) { return x >= 0 && x < 1e9; }
+
+} // namespace
+
+const std::vector<AlgorithmEntry>& algorithm_table() { return kTable; }
+
+const AlgorithmEntry& entry(AlgorithmId id)
+{
+  for (const auto& e : kTable)
+    if (e.id == id)
+      return e;
+  throw Error("internal: algorithm without a table row");
+}
+
+const AlgorithmEntry* find_algorithm(const std::string& name)
+{
+  for (const auto& e : kTable)
+    if (name == e.name)
+      return &e;
+  return nullptr;
+}
+
+std::string known_algorithms()
+{
+  std::string out;
+  for (const auto& e : kTable)
+    out += std::string(e.name) + ", ";
+  return out + "or SMALL<=SIZE,LARGE (e.g. rd<=8KiB,hd)";
+}
+
+std::string flat_algorithms()
+{
+  std::string out;
+  for (const auto& e : kTable)
+    if (e.flat)
+      out += (out.empty() ? "" : ", ") + std::string(e.name);
+  return out;
+}
+
+std::uint64_t effective_chunk_bytes(AlgorithmId id, const CollectiveOptions& options)
+{
+  return options.chunk_bytes > 0 ? options.chunk_bytes : entry(id).default_chunk_bytes;
+}
+
+void check_options(const AlgorithmSpec& spec, const CollectiveOptions& o, const std::vector<std::string>& given)
+{
+  if (!finite_non_negative(o.msg_overhead_s))
+    throw ConfigError(field("msg_overhead_s") + " must be a finite number of seconds >= 0");
+  if (!finite_non_negative(o.reduce_s_per_byte))
+    throw ConfigError(field("reduce_s_per_byte") + " must be a finite number of seconds per byte >= 0");
+  if (spec.uses(AlgorithmId::Hier) && !entry(o.inter_algorithm).flat)
+    throw ConfigError(field("inter_algorithm") + " must be a flat algorithm: " + flat_algorithms() + " (got '" +
+                      entry(o.inter_algorithm).name + "')");
+  if (o.ps_servers < 1)
+    throw ConfigError(field("ps_servers") + " must be >= 1 (got " + std::to_string(o.ps_servers) + ")");
+  if (spec.uses(AlgorithmId::Ps) && !o.ps_hosts.empty() && static_cast<int>(o.ps_hosts.size()) != o.ps_servers)
+    throw ConfigError(field("ps_hosts") + " names " + std::to_string(o.ps_hosts.size()) + " hosts but " +
+                      field("ps_servers") + " is " + std::to_string(o.ps_servers));
+  for (const auto& [name, knob] : kKnobFields)
+    if (std::find(given.begin(), given.end(), name) != given.end() && !reads(spec, o, knob))
+      throw ConfigError(field(name) + " has no effect with " + field("algorithm") + " " + spec.text + " (only " +
+                        readers(knob) + " read it)");
+}
+
+std::unique_ptr<Collective> make_collective(const AlgorithmSpec& spec, const CollectiveOptions& options)
+{
+  if (!spec.switches())
+    return entry(spec.choices.front().id).make(options);
+  std::vector<SizeSwitch::Choice> choices;
+  for (const auto& c : spec.choices)
+    choices.push_back({c.max_bytes, entry(c.id).make(options)});
+  return std::make_unique<SizeSwitch>(std::move(choices));
+}
+
+double closed_form_s(const AlgorithmSpec& spec, std::uint64_t bytes, const ClosedFormInput& in)
+{
+  return entry(spec.for_size(bytes)).closed_form_s(bytes, in);
+}
+
+std::string formula(const AlgorithmSpec& spec)
+{
+  return spec.switches() ? "per size: the closed form of the algorithm chosen" : entry(spec.choices.front().id).formula;
+}
+
+} // namespace ddlsim::collectives

@@ -1,0 +1,85 @@
+// The algorithm table: one row per allreduce algorithm with everything ddlsim knows about it (name, factory,
+// knobs read and their defaults, closed form, formula text, flow-level form). Every other file asks the table.
+#pragma once
+
+#include "analytical/alpha_beta.hpp"
+#include "collectives/algorithm_spec.hpp"
+#include "collectives/options.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ddlsim::collectives {
+
+class Collective;
+
+/** @brief Knobs an algorithm reads besides the per-message overhead and the reduction cost (read by all). */
+enum Knob : unsigned {
+  kKnobChunk = 1u << 0,    ///< chunk_bytes
+  kKnobInter = 1u << 1,    ///< inter_algorithm
+  kKnobServers = 1u << 2,  ///< ps_servers, ps_hosts, ps_sharding
+  kKnobFidelity = 1u << 3, ///< fidelity (algorithms with a flow-level form)
+};
+
+/** @brief Whether an algorithm has a flow-level form, and when Fidelity::Auto uses it. */
+enum class FlowForm {
+  None,     ///< always message level
+  Auto,     ///< Auto: flow level above kFlowAboveRanks members
+  WhenAsked ///< only with Fidelity::Flow (the message-level form simulates faster: docs/collectives.md)
+};
+
+/** @brief What the closed forms know about the ranks and the platform's routes (worst hop per role). */
+struct ClosedFormInput {
+  int ranks = 1;
+  int nodes = 1;                  ///< hier: number of nodes
+  int ranks_per_node = 1;         ///< hier: ranks of the largest node
+  CollectiveOptions options;      ///< the knobs (servers, sharding, chunk, inter algorithm)
+  analytical::RouteHops hops;     ///< worst routes by role
+};
+
+/** @brief One row of the table. */
+struct AlgorithmEntry {
+  AlgorithmId id;
+  const char* name;
+  const char* summary;                    ///< one line for --help and docs
+  bool flat;                              ///< may be hier's inter algorithm or a side of a size switch
+  unsigned knobs;                         ///< Knob bits
+  std::uint64_t default_chunk_bytes;      ///< chunk when chunk_bytes is 0 (0: the whole message)
+  FlowForm flow;
+  const char* formula;                    ///< the closed form, for table headers
+  std::unique_ptr<Collective> (*make)(const CollectiveOptions& options);
+  double (*closed_form_s)(std::uint64_t bytes, const ClosedFormInput& in); ///< throws ConfigError if none
+};
+
+/** @brief Every algorithm, in the order users see them. */
+const std::vector<AlgorithmEntry>& algorithm_table();
+/** @brief The row of `id`. */
+const AlgorithmEntry& entry(AlgorithmId id);
+/** @brief The row named `name`, or nullptr. */
+const AlgorithmEntry* find_algorithm(const std::string& name);
+/** @brief "ring, rd, ..., or SMALL<=SIZE,LARGE (e.g. rd<=8KiB,hd)" for help and errors. */
+std::string known_algorithms();
+/** @brief "ring, rd, hd, tree, dbtree": the flat ones. */
+std::string flat_algorithms();
+
+/** @brief The chunk algorithm `id` pipelines with under `options` (its default when chunk_bytes is 0). */
+std::uint64_t effective_chunk_bytes(AlgorithmId id, const CollectiveOptions& options);
+
+/** @brief Checks the values and the combination (servers >= 1, inter algorithm flat, ...); throws ConfigError
+ *  naming the field. `given` lists the fields the user set (ps_servers, chunk_bytes, ...): one that no algorithm of
+ *  `spec` reads is refused. */
+void check_options(const AlgorithmSpec& spec, const CollectiveOptions& options, const std::vector<std::string>& given);
+
+/** @brief The collective of `spec` (a SizeSwitch for several choices). Options must have passed check_options. */
+std::unique_ptr<Collective> make_collective(const AlgorithmSpec& spec, const CollectiveOptions& options);
+
+/** @brief Closed-form time of an allreduce of `bytes` under `spec` (exact where docs/collectives.md says so);
+ *  throws ConfigError when the chosen algorithm has none for this setup. */
+double closed_form_s(const AlgorithmSpec& spec, std::uint64_t bytes, const ClosedFormInput& in);
+
+/** @brief The formula of `spec`, for table headers. */
+std::string formula(const AlgorithmSpec& spec);
+
+} // namespace ddlsim::collectives

@@ -1,0 +1,42 @@
+// The knobs of the aggregation algorithms as plain data (no SimGrid): what the command line resolves and the
+// collectives read.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ddlsim::collectives {
+
+/** @brief The allreduce algorithms ddlsim simulates; their properties are rows of algorithm_table.hpp. */
+enum class AlgorithmId { Ring, Rd, Hd, Tree, Dbtree, Hier, Ps };
+
+/** @brief How parameter-server shards are laid out. */
+enum class PsSharding {
+  Split,     ///< every tensor cut into S byte ranges, one per server
+  RoundRobin ///< tensor k goes whole to server k mod S
+};
+
+/** @brief Whether an algorithm moves every message (the reference) or one flow per rank and phase (cheap). */
+enum class Fidelity {
+  Auto,    ///< each algorithm's own rule (its FlowForm in the algorithm table)
+  Message, ///< every message of the algorithm is a transfer
+  Flow     ///< one flow per rank and phase, plus the other steps' latencies at the slowest hop
+};
+
+/** @brief With Fidelity::Auto, groups larger than this use a FlowForm::Auto form (docs/collectives.md). */
+inline constexpr int kFlowAboveRanks = 64;
+
+/** @brief Knobs shared by the algorithms; defaults model an ideal stack over the wires. */
+struct CollectiveOptions {
+  double msg_overhead_s = 0;     ///< software overhead added before every message is sent, seconds
+  double reduce_s_per_byte = 0;  ///< reduction cost, seconds per byte (a fixed time: no contention with compute)
+  std::uint64_t chunk_bytes = 0; ///< pipelining chunk; 0: the algorithm's default (algorithm table)
+  AlgorithmId inter_algorithm = AlgorithmId::Ring; ///< hier: flat algorithm among node leaders
+  int ps_servers = 1;                              ///< ps: number of servers
+  std::vector<std::string> ps_hosts;               ///< ps: server hosts; empty: co-located on ranks 0..S-1
+  PsSharding ps_sharding = PsSharding::Split;
+  Fidelity fidelity = Fidelity::Auto;
+};
+
+} // namespace ddlsim::collectives

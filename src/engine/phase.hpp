@@ -1,0 +1,45 @@
+// One phase of a training simulation: a set of ranks runs the DAG for some iterations, each rank on two
+// in-order stream actors (compute, communication).
+#pragma once
+
+#include "collectives/collective.hpp"
+#include "dag/dag.hpp"
+#include "dag/records.hpp"
+#include "platform/gpu_hosts.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ddlsim::engine {
+
+/** @brief Everything a phase runs with; references must outlive the phase. */
+struct PhaseSpec {
+  std::string name;                        ///< "single" or "multi": tags mailboxes and progress lines
+  const dag::IterationDag* dag = nullptr;
+  std::vector<platform::GpuHost> ranks;
+  std::vector<int> node_of_rank;
+  const collectives::Collective* collective = nullptr;
+  collectives::CollectiveOptions options;
+  unsigned iterations = 1;
+  double reference_speed = 0;              ///< FLOP/s of the workload's reference GPU
+  const dag::ProgressFn* progress = nullptr;    ///< may point to an empty function
+};
+
+/** @brief A phase, prepared outside any actor (the collective's prepare() may throw ConfigError). */
+class Phase {
+public:
+  explicit Phase(PhaseSpec spec);
+  ~Phase();
+  Phase(const Phase&) = delete;
+  Phase& operator=(const Phase&) = delete;
+
+  /** Runs the phase to completion; must be called from an actor. */
+  dag::PhaseResult run();
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace ddlsim::engine
