@@ -175,7 +175,7 @@ void print_header(std::ostream& out, const CollectiveOptionsCli& o, const engine
 {
   const auto& hop = sweep.closed_form.hops.flat;
   char buf[256];
-  out << "ddlsim collective: " << in.algorithm.text << " allreduce on " << sweep.hosts.size() << " ranks ("
+  out << "ddlsim collective: " << in.algorithm.label() << " allreduce on " << sweep.hosts.size() << " ranks ("
       << o.platform << ")\n";
   std::snprintf(buf, sizeof buf,
                 "  worst route: alpha = %s, B = %.4g GB/s; overhead o = %s per message, reduce gamma = %s per byte\n",

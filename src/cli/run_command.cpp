@@ -110,7 +110,7 @@ proto::RunConfig run_config(const RunOptions& o, const ResolvedRun& r, const eng
   proto::RunConfig config;
   config.set_platform_file(o.platform);
   config.set_workload_file(o.workload);
-  config.set_algorithm(r.aggregation.algorithm.text);
+  config.set_algorithm(r.aggregation.algorithm.label());
   config.set_schedule(dag::to_string(r.schedule));
   config.set_iterations(r.input.iterations);
   config.set_ranks(static_cast<unsigned>(sim.hosts.size()));

@@ -15,6 +15,8 @@ AlgorithmId AlgorithmSpec::for_size(std::uint64_t bytes) const
   return choices.back().id;
 }
 
+std::string AlgorithmSpec::label() const { return text.empty() ? entry(choices.front().id).name : text; }
+
 bool AlgorithmSpec::uses(AlgorithmId id) const
 {
   for (const auto& c : choices)

@@ -15,15 +15,17 @@ namespace ddlsim::collectives {
 struct AlgorithmSpec {
   struct Choice {
     std::uint64_t max_bytes = std::numeric_limits<std::uint64_t>::max();
-    AlgorithmId id = AlgorithmId::Ring;
+    AlgorithmId id = kDefaultAlgorithm;
   };
-  std::vector<Choice> choices{Choice{}};
-  std::string text = "ring"; ///< as the user wrote it (reports record it verbatim)
+  std::vector<Choice> choices{Choice{}}; ///< default: kDefaultAlgorithm for every size
+  std::string text;                      ///< as the user wrote it (reports record it verbatim)
 
   /** The algorithm that reduces `bytes`. */
   AlgorithmId for_size(std::uint64_t bytes) const;
   /** True when one choice is a size switch between several algorithms. */
   bool switches() const { return choices.size() > 1; }
+  /** The text as written, or the default algorithm's name for a default-constructed spec. */
+  std::string label() const;
   /** True when some choice is `id`. */
   bool uses(AlgorithmId id) const;
 };

@@ -188,7 +188,7 @@ void check_options(const AlgorithmSpec& spec, const CollectiveOptions& o, const 
                       field("ps_servers") + " is " + std::to_string(o.ps_servers));
   for (const auto& [name, knob] : kKnobFields)
     if (std::find(given.begin(), given.end(), name) != given.end() && !reads(spec, o, knob))
-      throw ConfigError(field(name) + " has no effect with " + field("algorithm") + " " + spec.text + " (only " +
+      throw ConfigError(field(name) + " has no effect with " + field("algorithm") + " " + spec.label() + " (only " +
                         readers(knob) + " read it)");
 }
 

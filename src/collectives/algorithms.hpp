@@ -10,7 +10,6 @@ namespace ddlsim::collectives {
  *  allgather step s it sends chunk (r + 1 - s) mod P. Flow level: one flow per member. */
 class RingAllreduce final : public Collective {
 public:
-  std::string name() const override { return "ring"; }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
 
 private:
@@ -22,7 +21,6 @@ private:
  *  p' the largest power of two <= P) fold in pairs first and get the result back at the end. */
 class RecursiveDoubling final : public Collective {
 public:
-  std::string name() const override { return "rd"; }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
 };
 
@@ -31,7 +29,6 @@ public:
  *  member and phase. */
 class HalvingDoubling final : public Collective {
 public:
-  std::string name() const override { return "hd"; }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
 };
 
@@ -39,7 +36,6 @@ public:
  *  root, then broadcast. Each member does one transfer at a time (children in order). */
 class TreeAllreduce final : public Collective {
 public:
-  std::string name() const override { return "tree"; }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
 };
 
@@ -48,7 +44,6 @@ public:
  *  in exactly one tree and a leaf in the other. Each tree uses its own mailbox channel. */
 class DoubleBinaryTree final : public Collective {
 public:
-  std::string name() const override { return "dbtree"; }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
 };
 
@@ -57,7 +52,6 @@ public:
 class Hierarchical final : public Collective {
 public:
   explicit Hierarchical(std::unique_ptr<Collective> inter) : inter_(std::move(inter)) {}
-  std::string name() const override { return "hier"; }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
 
 private:
@@ -69,7 +63,6 @@ private:
  *  ordinary link sharing. */
 class ParameterServer final : public Collective {
 public:
-  std::string name() const override { return "ps"; }
   void prepare(CommWorld& world) const override;
   std::vector<simgrid::s4u::ActorPtr> start(CommWorld& world, const std::vector<std::uint64_t>& sequence) const override;
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
@@ -84,7 +77,6 @@ public:
     std::unique_ptr<Collective> collective;
   };
   explicit SizeSwitch(std::vector<Choice> choices) : choices_(std::move(choices)) {}
-  std::string name() const override;
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
 
 private:

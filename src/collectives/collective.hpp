@@ -118,7 +118,6 @@ private:
 class Collective {
 public:
   virtual ~Collective() = default;
-  virtual std::string name() const = 0;
   /** Called once per phase before the simulation runs (outside any actor): add endpoints, check hosts.
    *  Throws ConfigError. */
   virtual void prepare(CommWorld& /*world*/) const {}

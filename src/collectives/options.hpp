@@ -11,6 +11,9 @@ namespace ddlsim::collectives {
 /** @brief The allreduce algorithms ddlsim simulates; their properties are rows of algorithm_table.hpp. */
 enum class AlgorithmId { Ring, Rd, Hd, Tree, Dbtree, Hier, Ps };
 
+/** @brief The algorithm used when none is chosen (--algorithm, hier's inter algorithm). */
+inline constexpr AlgorithmId kDefaultAlgorithm = AlgorithmId::Ring;
+
 /** @brief How parameter-server shards are laid out. */
 enum class PsSharding {
   Split,     ///< every tensor cut into S byte ranges, one per server
@@ -32,7 +35,7 @@ struct CollectiveOptions {
   double msg_overhead_s = 0;     ///< software overhead added before every message is sent, seconds
   double reduce_s_per_byte = 0;  ///< reduction cost, seconds per byte (a fixed time: no contention with compute)
   std::uint64_t chunk_bytes = 0; ///< pipelining chunk; 0: the algorithm's default (algorithm table)
-  AlgorithmId inter_algorithm = AlgorithmId::Ring; ///< hier: flat algorithm among node leaders
+  AlgorithmId inter_algorithm = kDefaultAlgorithm; ///< hier: flat algorithm among node leaders
   int ps_servers = 1;                              ///< ps: number of servers
   std::vector<std::string> ps_hosts;               ///< ps: server hosts; empty: co-located on ranks 0..S-1
   PsSharding ps_sharding = PsSharding::Split;

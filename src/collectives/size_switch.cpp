@@ -3,14 +3,6 @@
 
 namespace ddlsim::collectives {
 
-std::string SizeSwitch::name() const
-{
-  std::string out;
-  for (std::size_t i = 0; i + 1 < choices_.size(); ++i)
-    out += choices_[i].collective->name() + "<=" + std::to_string(choices_[i].max_bytes) + "B,";
-  return out + choices_.back().collective->name();
-}
-
 void SizeSwitch::allreduce(Group& group, int self, std::uint64_t bytes) const
 {
   for (std::size_t i = 0; i + 1 < choices_.size(); ++i)
