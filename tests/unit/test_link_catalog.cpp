@@ -1,4 +1,4 @@
-// Unit tests of the link catalogue: the figures of ../shared/data/interconnects/README.md and NCCL's latency model.
+// Unit tests of the link catalogue: the figures of data/interconnects/README.md and NCCL's latency model.
 #include "common/error.hpp"
 #include "platform/link_catalog.hpp"
 
