@@ -88,7 +88,7 @@ TEST_CASE("every calibration point is reproduced within 5 %")
     INFO(p.model << " on " << p.gpu << " " << workload::precision_name(p.precision) << " batch " << p.batch
                  << ": measured " << p.samples_per_s << ", predicted " << predicted);
     CHECK(std::abs(residual) <= 0.05);
-    CHECK(p.source.find("shared/data/single-gpu-throughput/") == 0);
+    CHECK(p.source.find("data/single-gpu-throughput/") == 0);
   }
 }
 
