@@ -1,5 +1,6 @@
 // Unit tests: the roofline workload generator (closed forms, calibration residuals, errors) and the GPU catalogue.
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "platform/gpu_catalog.hpp"
 #include "workload/model_zoo.hpp"
 #include "workload/roofline.hpp"
@@ -89,6 +90,8 @@ TEST_CASE("every calibration point is reproduced within 5 %")
                  << ": measured " << p.samples_per_s << ", predicted " << predicted);
     CHECK(std::abs(residual) <= 0.05);
     CHECK(p.source.find("data/single-gpu-throughput/") == 0);
+    const std::string file = p.source.substr(0, p.source.find(':'));
+    CHECK(readable_file(DDLSIM_SOURCE_DIR "/" + file));
   }
 }
 
