@@ -3,6 +3,7 @@
 
 #include "cli/aggregation_options.hpp"
 #include "platform/cluster_spec.hpp"
+#include "hardware/link_catalog.hpp"
 
 #include <ostream>
 #include <string>
@@ -33,17 +34,24 @@ struct WorkloadOptions {
   std::string gpu = "P40";         ///< target GPU, catalogue name
   int batch = 32;                  ///< samples per GPU
   std::string precision = "fp32";  ///< fp32 | fp16
-  double pcie_gbps = 15.754;       ///< host-to-device bandwidth, GB/s (PCIe 3.0 x16 theoretical)
+  double pcie_gbps = platform::kPcie3x16Bandwidth_bytes_per_s / 1e9; ///< host-to-device bandwidth, GB/s (PCIe 3.0
+                                                                     ///< x16 theoretical, from the link catalogue)
   double decode_samples_per_s = 0; ///< input pipeline throughput, samples/s; 0: keeps up (io_s = 0)
   std::string import_csv;          ///< CSV file to import instead of generating
+  std::string csv_header = "auto"; ///< auto | yes | no: whether the CSV's first line is the header
   std::string import_astra;        ///< ASTRA-sim 1.0 workload file to import instead of generating
+  double frequency_hz = 0;         ///< cycles per second of the ASTRA-sim file (required with --import-astra)
+  double io_ms = 0;                ///< io_s of an imported workload, milliseconds
+  double h2d_ms = 0;               ///< h2d_s of an imported workload, milliseconds
+  double update_ms = 0;            ///< update_s of an imported workload, milliseconds (ASTRA-sim delays are added)
   std::string output;              ///< file to write (.textproto or .json); empty: stdout as text format
 };
 
 /** @brief Options of `ddlsim platform`: the cluster description and the file to write. */
 struct PlatformOptions {
-  platform::ClusterSpec spec; ///< nodes, GPUs, links, topology (defaults: 1 NIC per node, star)
-  std::string output;         ///< platform XML to write (required)
+  platform::ClusterSpec spec;      ///< nodes, GPUs, NICs, fat-tree sizes (defaults: 1 NIC per node)
+  platform::ClusterKindNames kinds; ///< --intra, --inter, --topology as given (default topology: star)
+  std::string output;              ///< platform XML to write (required)
 };
 
 /** @brief Runs the command line (argv without the program name). Throws ConfigError for usage errors and

@@ -41,10 +41,10 @@ void platform_command(const std::vector<std::string>& args, std::ostream& out) {
       ("nodes", po::value(&o.spec.nodes)->required()->value_name("N"), "servers (>= 1)")
       ("gpus-per-node", po::value(&o.spec.gpus_per_node)->required()->value_name("G"), "GPU hosts per server (>= 1)")
       ("gpu", po::value(&o.spec.gpu)->required()->value_name("NAME"), ("GPU model: " + platform::known_gpus()).c_str())
-      ("intra", po::value(&o.spec.intra)->required()->value_name("KIND"), "GPU-to-GPU links inside a node: pcie | nvlink | nvswitch")
-      ("inter", po::value(&o.spec.inter)->required()->value_name("KIND"), "NIC class: 10gbe | 25gbe | ib56 | ib100 | ib200")
+      ("intra", po::value(&o.kinds.intra)->required()->value_name("KIND"), ("GPU-to-GPU links inside a node: " + platform::intra_names(" | ")).c_str())
+      ("inter", po::value(&o.kinds.inter)->required()->value_name("KIND"), ("NIC class: " + platform::inter_names(" | ")).c_str())
       ("nics-per-node", po::value(&o.spec.nics_per_node)->default_value(o.spec.nics_per_node)->value_name("K"), "NICs per server; must divide --gpus-per-node")
-      ("topology", po::value(&o.spec.topology)->default_value(o.spec.topology)->value_name("KIND"), "star | fat-tree")
+      ("topology", po::value(&o.kinds.topology)->default_value(o.kinds.topology)->value_name("KIND"), platform::topology_names(" | ").c_str())
       ("nodes-per-leaf", po::value(&o.spec.nodes_per_leaf)->value_name("L"), "fat-tree: servers per leaf switch (required with fat-tree; must divide --nodes)")
       ("oversubscription", po::value(&o.spec.oversubscription)->value_name("R"), "fat-tree: leaf down / up bandwidth ratio, >= 1 (default 1)");
   po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
@@ -58,7 +58,7 @@ void platform_command(const std::vector<std::string>& args, std::ostream& out) {
   if (!parse_options(args, all, kPlatformUsage, out, "platform"))
     return;
 
-  platform::validate(o.spec, platform::SpecNaming::Options);
+  o.spec = platform::resolve_cluster_spec(o.spec, o.kinds, platform::SpecNaming::Options);
   platform::write_platform_xml(o.spec, o.output);
   out << "wrote " << o.output << " (" << o.spec.nodes << " nodes x " << o.spec.gpus_per_node << " " << o.spec.gpu
       << " = " << o.spec.nodes * o.spec.gpus_per_node << " GPU hosts, " << o.spec.nodes << " CPU hosts)\n";

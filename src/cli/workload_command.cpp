@@ -85,124 +85,145 @@ void print_calibration(std::ostream& out)
   }
 }
 
-} // namespace
-
-void workload_command(const std::vector<std::string>& args, std::ostream& out)
+/** The options, grouped as --help shows them, bound to `o`. */
+po::options_description workload_options(WorkloadOptions& o)
 {
-  WorkloadOptions o;
-  double io_ms = 0, h2d_ms = 0, update_ms = 0, frequency_hz = 0;
-  std::string csv_header = "auto";
   po::options_description generate("Generate (model zoo + roofline)", kHelpColumns, kHelpDescriptionColumns);
+  // clang-format off
   generate.add_options()
       ("model", po::value(&o.model)->default_value(o.model)->value_name("NAME"), ("network: " + workload::known_models()).c_str())
       ("gpu", po::value(&o.gpu)->default_value(o.gpu)->value_name("NAME"), ("GPU (also the reference GPU of an import): " + platform::known_gpus()).c_str())
       ("batch", po::value(&o.batch)->default_value(o.batch)->value_name("N"), "samples per GPU per iteration")
       ("precision", po::value(&o.precision)->default_value(o.precision)->value_name("P"), "fp32 | fp16 (mixed precision; needs an fp16 peak and calibration)")
-      ("pcie-GBps", po::value(&o.pcie_gbps)->default_value(o.pcie_gbps, "15.754")->value_name("X"), "host-to-device bandwidth in GB/s for h2d_s (default: PCIe 3.0 x16 theoretical)")
-      ("decode-samples-per-s", po::value(&o.decode_samples_per_s)->default_value(0)->value_name("X"), "input pipeline throughput for io_s; 0: it keeps up, io_s = 0");
+      ("pcie-GBps", po::value(&o.pcie_gbps)->default_value(o.pcie_gbps, format_double(o.pcie_gbps))->value_name("X"), "host-to-device bandwidth in GB/s for h2d_s (default: PCIe 3.0 x16 theoretical)")
+      ("decode-samples-per-s", po::value(&o.decode_samples_per_s)->default_value(o.decode_samples_per_s)->value_name("X"), "input pipeline throughput for io_s; 0: it keeps up, io_s = 0");
   po::options_description import("Import", kHelpColumns, kHelpDescriptionColumns);
   import.add_options()
       ("import-csv", po::value(&o.import_csv)->value_name("FILE"), "per-layer CSV: layer,forward_ms,backward_ms,gradient_bytes")
-      ("csv-header", po::value(&csv_header)->default_value(csv_header)->value_name("H"), "auto | yes | no: whether the CSV's first line is the header")
+      ("csv-header", po::value(&o.csv_header)->default_value(o.csv_header)->value_name("H"), "auto | yes | no: whether the CSV's first line is the header")
       ("import-astra", po::value(&o.import_astra)->value_name("FILE"), "ASTRA-sim 1.0 data-parallel workload text")
-      ("frequency-hz", po::value(&frequency_hz)->value_name("HZ"), "cycles per second of the ASTRA-sim file (required with --import-astra)")
-      ("io-ms", po::value(&io_ms)->default_value(0)->value_name("X"), "io_s of the imported workload, in ms")
-      ("h2d-ms", po::value(&h2d_ms)->default_value(0)->value_name("X"), "h2d_s of the imported workload, in ms")
-      ("update-ms", po::value(&update_ms)->default_value(0)->value_name("X"), "update_s of the imported workload, in ms (ASTRA-sim update delays are added)");
+      ("frequency-hz", po::value(&o.frequency_hz)->value_name("HZ"), "cycles per second of the ASTRA-sim file (required with --import-astra)")
+      ("io-ms", po::value(&o.io_ms)->default_value(o.io_ms)->value_name("X"), "io_s of the imported workload, in ms")
+      ("h2d-ms", po::value(&o.h2d_ms)->default_value(o.h2d_ms)->value_name("X"), "h2d_s of the imported workload, in ms")
+      ("update-ms", po::value(&o.update_ms)->default_value(o.update_ms)->value_name("X"), "update_s of the imported workload, in ms (ASTRA-sim update delays are added)");
   po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
   output.add_options()
       ("output,o", po::value(&o.output)->value_name("FILE"), "output file, .textproto/.pbtxt/.txtpb or .json (default: text format on stdout)")
       ("calibration", "print the calibration and validation points with the model's residuals, then stop")
       ("help,h", "show this help")
       ("version", "show the version");
+  // clang-format on
   po::options_description desc;
   desc.add(generate).add(import).add(output);
+  return desc;
+}
+
+/** Whether --output asks for JSON; ConfigError for an extension that is neither JSON nor text format. */
+bool output_is_json(const std::string& output)
+{
+  if (output.empty())
+    return false;
+  const bool json = has_suffix(output, ".json");
+  if (!json && !has_suffix(output, ".textproto") && !has_suffix(output, ".pbtxt") && !has_suffix(output, ".txtpb"))
+    throw ConfigError("--output " + output + ": unknown workload format (expected a .textproto, .pbtxt, .txtpb "
+                                             "or .json file)");
+  return json;
+}
+
+/** --import-csv or --import-astra: check that only import options were given, then read the file. */
+proto::Workload import_workload(const WorkloadOptions& o, const po::variables_map& vm)
+{
+  const bool csv = !o.import_csv.empty();
+  if (csv && !o.import_astra.empty())
+    throw ConfigError("--import-csv and --import-astra cannot be combined");
+  const char* const mode = csv ? "--import-csv" : "--import-astra";
+  for (const char* generator_only : {"precision", "pcie-GBps", "decode-samples-per-s"})
+    if (given(vm, generator_only))
+      throw ConfigError(std::string("--") + generator_only + " applies to generated workloads, not to " + mode);
+  if (!given(vm, "gpu"))
+    throw ConfigError(std::string(mode) + " needs --gpu: the GPU the imported times were taken on");
+  if (!given(vm, "batch"))
+    throw ConfigError(std::string(mode) + " needs --batch: the samples per GPU the imported times are for");
+  platform::gpu_by_name(o.gpu); // the reference GPU must be catalogued
+  check_finite(o.io_ms, true, "--io-ms");
+  check_finite(o.h2d_ms, true, "--h2d-ms");
+  check_finite(o.update_ms, true, "--update-ms");
+  const std::string& file = csv ? o.import_csv : o.import_astra;
+  workload::ImportMetadata meta;
+  meta.model = given(vm, "model") ? o.model : stem(file);
+  meta.reference_gpu = o.gpu;
+  meta.batch = static_cast<unsigned>(o.batch);
+  meta.io_s = o.io_ms / 1e3;
+  meta.h2d_s = o.h2d_ms / 1e3;
+  meta.update_s = o.update_ms / 1e3;
+  if (csv) {
+    if (vm.count("frequency-hz"))
+      throw ConfigError("--frequency-hz applies to --import-astra, not to --import-csv");
+    return workload::import_csv(read_file(file), file, workload::parse_csv_header(o.csv_header, "--csv-header"), meta);
+  }
+  if (given(vm, "csv-header"))
+    throw ConfigError("--csv-header applies to --import-csv, not to --import-astra");
+  if (!vm.count("frequency-hz"))
+    throw ConfigError("--import-astra needs --frequency-hz: ASTRA-sim 1.0 files give compute in cycles");
+  check_finite(o.frequency_hz, false, "--frequency-hz");
+  return workload::import_astra(read_file(file), file, o.frequency_hz, meta);
+}
+
+/** The model zoo and the roofline: check that no import option was given, then generate. */
+proto::Workload generate_from_zoo(const WorkloadOptions& o, const po::variables_map& vm)
+{
+  for (const char* import_only : {"csv-header", "frequency-hz", "io-ms", "h2d-ms", "update-ms"})
+    if (given(vm, import_only))
+      throw ConfigError(std::string("--") + import_only + " applies to --import-csv / --import-astra only");
+  check_finite(o.pcie_gbps, false, "--pcie-GBps");
+  check_finite(o.decode_samples_per_s, true, "--decode-samples-per-s");
+  workload::GenerateRequest request;
+  request.model = o.model;
+  request.gpu = o.gpu;
+  request.batch = static_cast<unsigned>(o.batch);
+  request.precision = workload::parse_precision(o.precision, "--precision");
+  request.h2d_bytes_per_s = o.pcie_gbps * 1e9;
+  request.decode_samples_per_s = o.decode_samples_per_s;
+  return workload::generate_workload(request);
+}
+
+/** Text format on `out` without --output, else the file (JSON or text format) and a one-line summary. */
+void write_workload(const proto::Workload& w, const std::string& output, bool json, std::ostream& out)
+{
+  if (output.empty()) {
+    out << workload::to_textproto(w);
+    return;
+  }
+  std::ofstream file(output, std::ios::binary | std::ios::trunc);
+  if (!file)
+    throw InputError(output + ": cannot open for writing");
+  file << (json ? workload::to_json(w) : workload::to_textproto(w));
+  file.close();
+  if (!file)
+    throw InputError(output + ": write failed");
+  out << "wrote " << output << " (" << w.layers_size() << " layers, " << workload::total_gradient_bytes(w)
+      << " gradient bytes)\n";
+}
+
+} // namespace
+
+void workload_command(const std::vector<std::string>& args, std::ostream& out)
+{
+  WorkloadOptions o;
+  po::options_description desc = workload_options(o);
   po::variables_map vm;
   if (!parse_options(args, desc, kWorkloadUsage, out, "workload", &vm))
     return;
-
   if (vm.count("calibration")) {
     print_calibration(out);
     return;
   }
-  bool json = false;
-  if (!o.output.empty()) {
-    json = has_suffix(o.output, ".json");
-    if (!json && !has_suffix(o.output, ".textproto") && !has_suffix(o.output, ".pbtxt") &&
-        !has_suffix(o.output, ".txtpb"))
-      throw ConfigError("--output " + o.output + ": unknown workload format (expected a .textproto, .pbtxt, .txtpb "
-                                                 "or .json file)");
-  }
+  const bool json = output_is_json(o.output);
   if (o.batch < 1)
     throw ConfigError("--batch must be >= 1 (got " + std::to_string(o.batch) + ")");
-
-  proto::Workload w;
-  const bool csv = !o.import_csv.empty();
-  const bool astra = !o.import_astra.empty();
-  if (csv || astra) {
-    if (csv && astra)
-      throw ConfigError("--import-csv and --import-astra cannot be combined");
-    const char* const mode = csv ? "--import-csv" : "--import-astra";
-    for (const char* generator_only : {"precision", "pcie-GBps", "decode-samples-per-s"})
-      if (given(vm, generator_only))
-        throw ConfigError(std::string("--") + generator_only + " applies to generated workloads, not to " + mode);
-    if (!given(vm, "gpu"))
-      throw ConfigError(std::string(mode) + " needs --gpu: the GPU the imported times were taken on");
-    if (!given(vm, "batch"))
-      throw ConfigError(std::string(mode) + " needs --batch: the samples per GPU the imported times are for");
-    platform::gpu_by_name(o.gpu); // the reference GPU must be catalogued
-    check_finite(io_ms, true, "--io-ms");
-    check_finite(h2d_ms, true, "--h2d-ms");
-    check_finite(update_ms, true, "--update-ms");
-    const std::string& file = csv ? o.import_csv : o.import_astra;
-    workload::ImportMetadata meta;
-    meta.model = given(vm, "model") ? o.model : stem(file);
-    meta.reference_gpu = o.gpu;
-    meta.batch = static_cast<unsigned>(o.batch);
-    meta.io_s = io_ms / 1e3;
-    meta.h2d_s = h2d_ms / 1e3;
-    meta.update_s = update_ms / 1e3;
-    if (csv) {
-      if (vm.count("frequency-hz"))
-        throw ConfigError("--frequency-hz applies to --import-astra, not to --import-csv");
-      w = workload::import_csv(read_file(file), file, workload::parse_csv_header(csv_header, "--csv-header"), meta);
-    } else {
-      if (given(vm, "csv-header"))
-        throw ConfigError("--csv-header applies to --import-csv, not to --import-astra");
-      if (!vm.count("frequency-hz"))
-        throw ConfigError("--import-astra needs --frequency-hz: ASTRA-sim 1.0 files give compute in cycles");
-      check_finite(frequency_hz, false, "--frequency-hz");
-      w = workload::import_astra(read_file(file), file, frequency_hz, meta);
-    }
-  } else {
-    for (const char* import_only : {"csv-header", "frequency-hz", "io-ms", "h2d-ms", "update-ms"})
-      if (given(vm, import_only))
-        throw ConfigError(std::string("--") + import_only + " applies to --import-csv / --import-astra only");
-    check_finite(o.pcie_gbps, false, "--pcie-GBps");
-    check_finite(o.decode_samples_per_s, true, "--decode-samples-per-s");
-    workload::GenerateRequest request;
-    request.model = o.model;
-    request.gpu = o.gpu;
-    request.batch = static_cast<unsigned>(o.batch);
-    request.precision = workload::parse_precision(o.precision, "--precision");
-    request.h2d_bytes_per_s = o.pcie_gbps * 1e9;
-    request.decode_samples_per_s = o.decode_samples_per_s;
-    w = workload::generate_workload(request);
-  }
-
-  if (o.output.empty()) {
-    out << workload::to_textproto(w);
-    return;
-  }
-  std::ofstream file(o.output, std::ios::binary | std::ios::trunc);
-  if (!file)
-    throw InputError(o.output + ": cannot open for writing");
-  file << (json ? workload::to_json(w) : workload::to_textproto(w));
-  file.close();
-  if (!file)
-    throw InputError(o.output + ": write failed");
-  out << "wrote " << o.output << " (" << w.layers_size() << " layers, " << workload::total_gradient_bytes(w)
-      << " gradient bytes)\n";
+  const bool import = !o.import_csv.empty() || !o.import_astra.empty();
+  const proto::Workload w = import ? import_workload(o, vm) : generate_from_zoo(o, vm);
+  write_workload(w, o.output, json, out);
 }
 
 } // namespace ddlsim::cli

@@ -7,22 +7,33 @@ namespace ddlsim::platform {
 
 const std::vector<GpuSpec>& gpu_catalog()
 {
+  // Fields: name, peak FP32, peak FP16, memory bandwidth, source; PCIe generation, NVLink generation, NVLink links,
+  // GPUs per board, chip, interconnect source.
   static const std::vector<GpuSpec> catalog = {
       // One GK210 GPU of a K80 board: the board is 8.73 TFLOP/s FP32 (GPU Boost) and 480 GB/s for two GPUs.
       {"K80", 4.365e12, 0, 240e9,
        "NVIDIA Tesla K80 datasheet (board: 8.73 TFLOPS FP32 with GPU Boost, 480 GB/s; halved per GK210; no FP16 "
-       "figure)"},
-      {"P40", 12e12, 0, 346e9, "NVIDIA Tesla P40 datasheet (12 TFLOPS FP32, 346 GB/s; INT8 but no FP16 figure)"},
+       "figure)",
+       3, 0, 0, 2, "GK210",
+       "NVIDIA Tesla K80 board specification: two GK210 GPUs behind the board's own PCIe switch, one PCIe 3.0 x16 "
+       "edge connector; no NVLink"},
+      {"P40", 12e12, 0, 346e9, "NVIDIA Tesla P40 datasheet (12 TFLOPS FP32, 346 GB/s; INT8 but no FP16 figure)", 3, 0,
+       0, 1, "", "NVIDIA Tesla P40 datasheet: PCIe 3.0 x16 system interface; no NVLink"},
       {"P100-SXM2", 10.6e12, 21.2e12, 732e9,
-       "NVIDIA Tesla P100 datasheet, NVLink (SXM2) version (10.6 TFLOPS FP32, 21.2 TFLOPS FP16, 732 GB/s)"},
+       "NVIDIA Tesla P100 datasheet, NVLink (SXM2) version (10.6 TFLOPS FP32, 21.2 TFLOPS FP16, 732 GB/s)", 3, 1, 4, 1,
+       "", "NVIDIA Tesla P100 datasheet: NVLink 160 GB/s (4 NVLink 1.0 links); host over PCIe 3.0 x16"},
       {"P100-PCIe", 9.3e12, 18.7e12, 732e9,
-       "NVIDIA Tesla P100 datasheet, PCIe 16 GB version (9.3 TFLOPS FP32, 18.7 TFLOPS FP16, 732 GB/s)"},
+       "NVIDIA Tesla P100 datasheet, PCIe 16 GB version (9.3 TFLOPS FP32, 18.7 TFLOPS FP16, 732 GB/s)", 3, 0, 0, 1, "",
+       "NVIDIA Tesla P100 datasheet: PCIe 3.0 x16 (32 GB/s both directions); no NVLink"},
       {"V100-SXM2", 15.7e12, 125e12, 900e9,
-       "NVIDIA Tesla V100 datasheet, SXM2 version (15.7 TFLOPS FP32, 125 TFLOPS tensor, 900 GB/s)"},
+       "NVIDIA Tesla V100 datasheet, SXM2 version (15.7 TFLOPS FP32, 125 TFLOPS tensor, 900 GB/s)", 3, 2, 6, 1, "",
+       "NVIDIA Tesla V100 datasheet: NVLink 300 GB/s (6 NVLink 2.0 links); host over PCIe 3.0 x16"},
       {"V100-PCIe", 14e12, 112e12, 900e9,
-       "NVIDIA Tesla V100 datasheet, PCIe version (14 TFLOPS FP32, 112 TFLOPS tensor, 900 GB/s)"},
+       "NVIDIA Tesla V100 datasheet, PCIe version (14 TFLOPS FP32, 112 TFLOPS tensor, 900 GB/s)", 3, 0, 0, 1, "",
+       "NVIDIA Tesla V100 datasheet: PCIe 3.0 x16 (32 GB/s both directions); no NVLink"},
       {"A100-SXM4-40GB", 19.5e12, 312e12, 1555e9,
-       "NVIDIA A100 datasheet, 40 GB SXM (19.5 TFLOPS FP32, 312 TFLOPS FP16 tensor dense, 1,555 GB/s)"},
+       "NVIDIA A100 datasheet, 40 GB SXM (19.5 TFLOPS FP32, 312 TFLOPS FP16 tensor dense, 1,555 GB/s)", 4, 3, 12, 1,
+       "", "NVIDIA A100 datasheet: NVLink 600 GB/s (12 NVLink 3.0 links); PCIe 4.0 x16 (64 GB/s both directions)"},
   };
   return catalog;
 }

@@ -1,4 +1,4 @@
-// Catalogue of GPU models: datasheet peak FP32 throughput and memory bandwidth, with sources.
+// Catalogue of GPU models: datasheet peak throughput, memory bandwidth and interconnects, with sources.
 #pragma once
 
 #include <string>
@@ -14,7 +14,14 @@ struct GpuSpec {
   double peak_fp16_flops = 0;    ///< FLOP/s, datasheet peak half precision (tensor cores where the GPU has them);
                                  ///< 0 where the datasheet gives no FP16 figure (no fast FP16 on that GPU)
   double memory_bytes_per_s = 0; ///< bytes/s, datasheet memory bandwidth
-  std::string source;            ///< where the two numbers were read
+  std::string source;            ///< where the three numbers were read
+  // How the GPU connects (read by the cluster generator, src/platform/cluster_spec.cpp):
+  int pcie_generation = 3;         ///< host interface: PCIe x16 of this generation (3: PCIe 3.0, 4: PCIe 4.0)
+  int nvlink_generation = 0;       ///< 0: no NVLink; 1, 2, 3: NVLink 1.0, 2.0, 3.0
+  int nvlink_links = 0;            ///< NVLink links per GPU (0 without NVLink)
+  int gpus_per_board = 1;          ///< GPUs on one board behind the board's PCIe switch and its one x16 link
+  std::string chip;                ///< the GPU chip when an entry is one GPU of a multi-GPU board ("GK210")
+  std::string interconnect_source; ///< where the interconnect facts were read
 };
 
 /** @brief Every catalogued GPU. */

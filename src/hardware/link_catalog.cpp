@@ -6,7 +6,7 @@
 namespace ddlsim::platform {
 namespace {
 
-const char* const kShared = "../shared/data/interconnects/README.md";
+const char* const kInterconnects = "data/interconnects/README.md";
 
 LinkClass make(const std::string& name, const std::string& medium, double bandwidth, const std::string& source) {
   LinkClass c;
@@ -26,18 +26,17 @@ LinkClass make(const std::string& name, const std::string& medium, double bandwi
 
 const std::vector<LinkClass>& link_catalog() {
   static const std::vector<LinkClass> catalog = {
-      make("pcie3-x16", "pcie", 15.754e9,
-           "theoretical: 8 GT/s x 16 lanes x 128/130 encoding / 8 bits (no measured figure in the shared data)"),
-      make("pcie4-x16", "pcie", 31.508e9,
-           "theoretical: 16 GT/s x 16 lanes x 128/130 encoding / 8 bits (A100 hosts; no measured figure in the "
-           "shared data)"),
+      make("pcie3-x16", "pcie", kPcie3x16Bandwidth_bytes_per_s,
+           "theoretical: 8 GT/s x 16 lanes x 128/130 encoding / 8 bits (no measured figure in data/)"),
+      make("pcie4-x16", "pcie", kPcie4x16Bandwidth_bytes_per_s,
+           "theoretical: 16 GT/s x 16 lanes x 128/130 encoding / 8 bits (A100 hosts; no measured figure in data/)"),
       make("nvlink1", "nvlink", 18.3e9,
-           std::string("measured: P100-SXM2 pair joined by 1 NVLink 1.0 link, 18.3 GB/s one-way (") + kShared +
+           std::string("measured: P100-SXM2 pair joined by 1 NVLink 1.0 link, 18.3 GB/s one-way (") + kInterconnects +
                ", row 'P100-SXM2 pair, 2 NVLink 1.0 links / 1 link', Dell C4130 whitepaper, "
                "p2pBandwidthLatencyTest)"),
       make("nvlink2", "nvlink", 23.95e9,
            std::string("measured: half of 47.9 GB/s one-way over a V100-SXM2 pair joined by 2 NVLink 2.0 links (") +
-               kShared + ", row 'V100-SXM2 pair joined by 2 NVLink 2.0 links', p2pBandwidthLatencyTest)"),
+               kInterconnects + ", row 'V100-SXM2 pair joined by 2 NVLink 2.0 links', p2pBandwidthLatencyTest)"),
       make("nvlink3", "nvlink", 25e9,
            "theoretical: A100 datasheet NVLink 600 GB/s per GPU over 12 links, both directions: 25 GB/s per link "
            "per direction"),
@@ -45,15 +44,15 @@ const std::vector<LinkClass>& link_catalog() {
       make("25gbe", "network", 3.125e9,
            std::string("theoretical: 25 Gb/s / 8 bits; NCCL over TCP sockets reached only 1.7 GB/s allreduce bus "
                        "bandwidth on 25 Gb/s VMs (") +
-               kShared + ", row '25 Gb/s TCP (Azure VMs)')"),
+               kInterconnects + ", row '25 Gb/s TCP (Azure VMs)')"),
       make("ib56", "network", 6.03e9,
-           std::string("measured: 56 Gb/s FDR ConnectX-3, ib_write_bw 64 KiB messages, 6.03 GB/s (") + kShared +
+           std::string("measured: 56 Gb/s FDR ConnectX-3, ib_write_bw 64 KiB messages, 6.03 GB/s (") + kInterconnects +
                ", row '56 Gb/s FDR InfiniBand'; that the fabric is FDR is marked uncertain there)"),
       make("ib100", "network", 12.2e9,
            std::string("measured: 12.2 GB/s allreduce bus bandwidth, one 100 Gb/s EDR NIC per node, 4 x 8 V100 (") +
-               kShared + ", row '100 Gb/s EDR InfiniBand', NVIDIA/nccl-tests issue 29)"),
+               kInterconnects + ", row '100 Gb/s EDR InfiniBand', NVIDIA/nccl-tests issue 29)"),
       make("ib200", "network", 24e9,
-           std::string("rule of thumb: about 24 GB/s allreduce bus bandwidth per 200 Gb/s HDR NIC (") + kShared +
+           std::string("rule of thumb: about 24 GB/s allreduce bus bandwidth per 200 Gb/s HDR NIC (") + kInterconnects +
                ", row 'rule of thumb', NVIDIA/nccl-tests issue 119)"),
   };
   return catalog;
@@ -64,6 +63,14 @@ const LinkClass& link_by_name(const std::string& name) {
     if (c.name == name)
       return c;
   throw ConfigError("unknown link class '" + name + "' (known: " + known_links() + ")");
+}
+
+const LinkClass& pcie_x16_link(int generation) {
+  return link_by_name("pcie" + std::to_string(generation) + "-x16");
+}
+
+const LinkClass& nvlink_link(int generation) {
+  return link_by_name("nvlink" + std::to_string(generation));
 }
 
 std::string known_links() {

@@ -9,8 +9,8 @@ namespace ddlsim::platform {
 /** @brief One kind of link as ddlsim models it: a split-duplex link (each direction carries bandwidth_bytes_per_s).
  *
  *  Latency method (the one of platforms/p40-4x4-ib56.xml, applied to every class): a route between two GPUs
- *  costs NCCL's per-hop latency for its medium (../shared/data/interconnects/README.md, row "NCCL's own latency
- *  model": PCIe 5.7 us, NVLink 3.4 us, network 9.6 us). A GPU reaches its peer through two links of the class
+ *  costs NCCL's per-hop latency for its medium (data/interconnects/README.md, row "NCCL's own latency model":
+ *  PCIe 5.7 us, NVLink 3.4 us, network 9.6 us). A GPU reaches its peer through two links of the class
  *  (its own and the peer's), so latency_s = route_latency_s / 2; a network route also crosses both GPUs' PCIe
  *  links, so a NIC link carries (9.6 - 5.7) / 2 = 1.95 us. Where a pair of GPUs is joined by one direct link
  *  (NVLink in a DGX-1) that link carries the whole route_latency_s. */
@@ -32,7 +32,19 @@ const LinkClass& link_by_name(const std::string& name);
 /** @brief Catalogued names, comma separated. */
 std::string known_links();
 
-/** @brief NCCL's per-hop ring latencies (../shared/data/interconnects/README.md, "NCCL's own latency model"). */
+/** @brief The x16 PCIe link of a GPU's host interface: pcie3-x16 for generation 3, pcie4-x16 for 4 (ConfigError
+ *  for a generation the catalogue lacks). */
+const LinkClass& pcie_x16_link(int generation);
+
+/** @brief One NVLink link of a generation: nvlink1, nvlink2 or nvlink3 (ConfigError for another). */
+const LinkClass& nvlink_link(int generation);
+
+/** @brief PCIe x16 bandwidth per direction, theoretical: GT/s x 16 lanes x 128/130 encoding / 8 bits. PCIe 3.0 is
+ *  8 GT/s (15.754 GB/s), PCIe 4.0 16 GT/s. Also the default host-to-device rate of generated workloads. */
+inline constexpr double kPcie3x16Bandwidth_bytes_per_s = 15.754e9;
+inline constexpr double kPcie4x16Bandwidth_bytes_per_s = 31.508e9;
+
+/** @brief NCCL's per-hop ring latencies (data/interconnects/README.md, "NCCL's own latency model"). */
 inline constexpr double kNcclPcieHopLatency_s = 5.7e-6;
 inline constexpr double kNcclNvlinkHopLatency_s = 3.4e-6;
 inline constexpr double kNcclNetworkHopLatency_s = 9.6e-6;

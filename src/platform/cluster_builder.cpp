@@ -61,7 +61,7 @@ std::pair<sg4::NetZone*, NetPoint*> build_node(const ClusterSpec& s, const NodeL
 void build_cluster(const ClusterSpec& s) {
   const NodeLayout layout = build_node_layout(s);
   auto* root = sg4::create_star_zone("cluster");
-  if (s.topology == "star") {
+  if (s.topology == Topology::Star) {
     // A star zone with no links of its own: every node reaches every other through its gateway, and the
     // switch (non-blocking) adds nothing.
     for (int node = 0; node < s.nodes; ++node) {

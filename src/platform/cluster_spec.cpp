@@ -10,15 +10,52 @@
 #include <cerrno>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
+#include <optional>
 
 namespace ddlsim::platform {
 namespace {
 
-const std::vector<std::string> kIntra = {"pcie", "nvlink", "nvswitch"};
-const std::vector<std::string> kInter = {"10gbe", "25gbe", "ib56", "ib100", "ib200"};
-const std::vector<std::string> kTopologies = {"star", "fat-tree"};
+// --- One name table per kind: parsing, printing and the lists in error messages all read it.
+
+template <typename Kind> struct KindName {
+  Kind kind;
+  const char* name;
+};
+
+const KindName<Intra> kIntraNames[] = {{Intra::Pcie, "pcie"}, {Intra::NvLink, "nvlink"}, {Intra::NvSwitch, "nvswitch"}};
+const KindName<Inter> kInterNames[] = {{Inter::Eth10G, "10gbe"},
+                                       {Inter::Eth25G, "25gbe"},
+                                       {Inter::Ib56, "ib56"},
+                                       {Inter::Ib100, "ib100"},
+                                       {Inter::Ib200, "ib200"}};
+const KindName<Topology> kTopologyNames[] = {{Topology::Star, "star"}, {Topology::FatTree, "fat-tree"}};
+
+template <typename Kind, std::size_t N> const char* name_in(const KindName<Kind> (&table)[N], Kind kind) {
+  for (const auto& entry : table)
+    if (entry.kind == kind)
+      return entry.name;
+  throw ConfigError("internal error: a kind without a name");
+}
+
+template <typename Kind, std::size_t N> std::optional<Kind> find_in(const KindName<Kind> (&table)[N],
+                                                                   const std::string& text) {
+  for (const auto& entry : table)
+    if (text == entry.name)
+      return entry.kind;
+  return std::nullopt;
+}
+
+template <typename Kind, std::size_t N>
+std::string names_in(const KindName<Kind> (&table)[N], const char* separator = ", ") {
+  std::string out;
+  for (const auto& entry : table)
+    out += (out.empty() ? "" : separator) + std::string(entry.name);
+  return out;
+}
 
 std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
   std::string out;
@@ -31,12 +68,134 @@ bool contains(const std::vector<std::string>& items, const std::string& x) {
   return std::find(items.begin(), items.end(), x) != items.end();
 }
 
+/** Latency in prose: "2.85 us" (up to 12 significant digits, as the XML writer prints numbers). */
+std::string microseconds(double seconds) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.12g us", seconds * 1e6);
+  return buf;
+}
+
+/** 2 -> "two": counts in prose. */
+std::string count_word(int n) {
+  static const char* const words[] = {"zero", "one", "two", "three", "four"};
+  return n >= 0 && n <= 4 ? words[n] : std::to_string(n);
+}
+
+// --- What the GPU catalogue's interconnect facts allow.
+
+/** The DGX-1 hybrid cube-mesh exists with NVLink 1.0 (P100, 4 links: one per neighbour) and NVLink 2.0 (V100,
+ *  6 links: two neighbours joined twice). */
+bool fits_dgx1_mesh(const GpuSpec& gpu) {
+  return (gpu.nvlink_generation == 1 && gpu.nvlink_links == 4) || (gpu.nvlink_generation == 2 && gpu.nvlink_links == 6);
+}
+
+/** NVSwitch joins NVLink 2.0 and later GPUs (DGX-2: V100, DGX A100: A100). */
+bool fits_nvswitch(const GpuSpec& gpu) {
+  return gpu.nvlink_generation >= 2;
+}
+
+/** Catalogued GPUs that pass `fits`, "A or B". */
+std::string gpus_that(const std::function<bool(const GpuSpec&)>& fits) {
+  std::vector<std::string> names;
+  for (const auto& gpu : gpu_catalog())
+    if (fits(gpu))
+      names.push_back(gpu.name);
+  return join(names, " or ");
+}
+
 /** NVLink 2.0 links between the GPUs of a DGX-1 (V100), upper triangle: count[a][b] for a < b. */
 int dgx1_v100_links(int a, int b) {
   static const int count[8][8] = {{0, 1, 1, 2, 2, 0, 0, 0}, {0, 0, 2, 1, 0, 2, 0, 0}, {0, 0, 0, 2, 0, 0, 1, 0},
                                   {0, 0, 0, 0, 0, 0, 0, 1}, {0, 0, 0, 0, 0, 1, 1, 2}, {0, 0, 0, 0, 0, 0, 2, 1},
                                   {0, 0, 0, 0, 0, 0, 0, 2}, {0, 0, 0, 0, 0, 0, 0, 0}};
   return a < b ? count[a][b] : count[b][a];
+}
+
+/** Links joining GPUs a and b of a DGX-1 built of `gpu`: the V100 counts, or one per neighbour with 4 links. */
+int dgx1_links(const GpuSpec& gpu, int a, int b) {
+  const int v100 = dgx1_v100_links(a, b);
+  return gpu.nvlink_links >= 6 ? v100 : (v100 > 0 ? 1 : 0);
+}
+
+// --- Validation, in option order, one step per group of fields.
+
+/** Names fields as options or as inline keys, and throws the ConfigError. */
+class Checker {
+public:
+  explicit Checker(SpecNaming naming) : options_(naming == SpecNaming::Options) {}
+
+  std::string key(const std::string& k) const { return (options_ ? "--" : "") + k; }
+
+  [[noreturn]] void fail(const std::string& msg) const { throw ConfigError((options_ ? "" : "--cluster: ") + msg); }
+
+  void at_least_one(const std::string& k, int v) const {
+    if (v < 1)
+      fail(key(k) + " must be >= 1 (got " + std::to_string(v) + ")");
+  }
+
+  template <typename Kind, std::size_t N>
+  Kind parse(const std::string& k, const std::string& text, const KindName<Kind> (&table)[N]) const {
+    if (auto kind = find_in(table, text))
+      return *kind;
+    fail(key(k) + " must be one of: " + names_in(table) + " (got '" + text + "')");
+  }
+
+private:
+  bool options_;
+};
+
+void check_sizes(const ClusterSpec& s, const Checker& c) {
+  c.at_least_one("nodes", s.nodes);
+  c.at_least_one("gpus-per-node", s.gpus_per_node);
+  if (find_gpu(s.gpu) == nullptr)
+    c.fail(c.key("gpu") + ": unknown GPU '" + s.gpu + "' (known: " + known_gpus() + ")");
+}
+
+void check_nics(const ClusterSpec& s, const Checker& c) {
+  c.at_least_one("nics-per-node", s.nics_per_node);
+  if (s.gpus_per_node % s.nics_per_node != 0)
+    c.fail(c.key("nics-per-node") + " " + std::to_string(s.nics_per_node) + " does not divide " +
+           c.key("gpus-per-node") + " " + std::to_string(s.gpus_per_node) +
+           " (every NIC serves the same number of GPUs)");
+}
+
+/** Combinations the hardware does not have (read from the GPU catalogue's interconnect facts). */
+void check_hardware(const ClusterSpec& s, const Checker& c) {
+  const GpuSpec& gpu = gpu_by_name(s.gpu);
+  if (s.intra == Intra::Pcie && gpu.gpus_per_board > 1 && s.gpus_per_node % gpu.gpus_per_board != 0)
+    c.fail(c.key("gpu") + " " + gpu.name + " needs " +
+           (gpu.gpus_per_board == 2 ? std::string("an even ") : "a multiple of " + std::to_string(gpu.gpus_per_board) + " as ") +
+           c.key("gpus-per-node") + " (" + count_word(gpu.gpus_per_board) + " " + gpu.chip + " GPUs per " + gpu.name +
+           " board; got " + std::to_string(s.gpus_per_node) + ")");
+  if (s.intra == Intra::NvLink) {
+    if (!fits_dgx1_mesh(gpu))
+      c.fail(c.key("intra") + " nvlink (the DGX-1 hybrid cube-mesh) needs " + c.key("gpu") + " " +
+             gpus_that(fits_dgx1_mesh) + " (got '" + s.gpu + "')");
+    if (s.gpus_per_node != 8)
+      c.fail(c.key("intra") + " nvlink (the DGX-1 hybrid cube-mesh) needs " + c.key("gpus-per-node") + " 8 (got " +
+             std::to_string(s.gpus_per_node) + ")");
+  }
+  if (s.intra == Intra::NvSwitch && !fits_nvswitch(gpu))
+    c.fail(c.key("intra") + " nvswitch needs " + c.key("gpu") + " " + gpus_that(fits_nvswitch) + " (got '" + s.gpu +
+           "')");
+}
+
+void check_topology(const ClusterSpec& s, const Checker& c) {
+  if (s.topology == Topology::Star) {
+    if (s.nodes_per_leaf != 0)
+      c.fail(c.key("nodes-per-leaf") + " needs " + c.key("topology") + " fat-tree");
+    if (s.oversubscription != 1)
+      c.fail(c.key("oversubscription") + " needs " + c.key("topology") + " fat-tree");
+    return;
+  }
+  if (s.nodes_per_leaf < 1)
+    c.fail(c.key("topology") + " fat-tree needs " + c.key("nodes-per-leaf") + " >= 1 (got " +
+           std::to_string(s.nodes_per_leaf) + ")");
+  if (s.nodes % s.nodes_per_leaf != 0)
+    c.fail(c.key("nodes-per-leaf") + " " + std::to_string(s.nodes_per_leaf) + " does not divide " + c.key("nodes") +
+           " " + std::to_string(s.nodes));
+  if (!(s.oversubscription >= 1) || !std::isfinite(s.oversubscription))
+    c.fail(c.key("oversubscription") + " must be >= 1 (got " + format_double(s.oversubscription) + ")");
 }
 
 /** A PCIe tree: vertex 0 is socket 0 (where the CPU host sits); every other vertex has a parent and the link to
@@ -96,61 +255,48 @@ std::string gateway_name(int node) {
   return node_name(node) + "-gw";
 }
 
+const char* to_string(Intra intra) {
+  return name_in(kIntraNames, intra);
+}
+const char* to_string(Inter inter) {
+  return name_in(kInterNames, inter);
+}
+const char* to_string(Topology topology) {
+  return name_in(kTopologyNames, topology);
+}
+
+std::string intra_names(const char* separator) {
+  return names_in(kIntraNames, separator);
+}
+std::string inter_names(const char* separator) {
+  return names_in(kInterNames, separator);
+}
+std::string topology_names(const char* separator) {
+  return names_in(kTopologyNames, separator);
+}
+
+const LinkClass& nic_link(Inter inter) {
+  return link_by_name(to_string(inter));
+}
+
 void validate(const ClusterSpec& s, SpecNaming naming) {
-  const bool opt = naming == SpecNaming::Options;
-  const std::string head = opt ? "" : "--cluster: ";
-  auto key = [&](const std::string& k) { return (opt ? "--" : "") + k; };
-  auto fail = [&](const std::string& msg) { throw ConfigError(head + msg); };
-  auto at_least_one = [&](const std::string& k, int v) {
-    if (v < 1)
-      fail(key(k) + " must be >= 1 (got " + std::to_string(v) + ")");
-  };
-  auto one_of = [&](const std::string& k, const std::string& v, const std::vector<std::string>& allowed) {
-    if (!contains(allowed, v))
-      fail(key(k) + " must be one of: " + join(allowed) + " (got '" + v + "')");
-  };
+  const Checker c(naming);
+  check_sizes(s, c);
+  check_nics(s, c);
+  check_hardware(s, c);
+  check_topology(s, c);
+}
 
-  at_least_one("nodes", s.nodes);
-  at_least_one("gpus-per-node", s.gpus_per_node);
-  if (find_gpu(s.gpu) == nullptr)
-    fail(key("gpu") + ": unknown GPU '" + s.gpu + "' (known: " + known_gpus() + ")");
-  one_of("intra", s.intra, kIntra);
-  one_of("inter", s.inter, kInter);
-  at_least_one("nics-per-node", s.nics_per_node);
-  if (s.gpus_per_node % s.nics_per_node != 0)
-    fail(key("nics-per-node") + " " + std::to_string(s.nics_per_node) + " does not divide " + key("gpus-per-node") +
-         " " + std::to_string(s.gpus_per_node) + " (every NIC serves the same number of GPUs)");
-  one_of("topology", s.topology, kTopologies);
-
-  if (s.intra == "pcie" && s.gpu == "K80" && s.gpus_per_node % 2 != 0)
-    fail(key("gpu") + " K80 needs an even " + key("gpus-per-node") + " (two GK210 GPUs per K80 board; got " +
-         std::to_string(s.gpus_per_node) + ")");
-  if (s.intra == "nvlink") {
-    if (s.gpu != "P100-SXM2" && s.gpu != "V100-SXM2")
-      fail(key("intra") + " nvlink (the DGX-1 hybrid cube-mesh) needs " + key("gpu") +
-           " P100-SXM2 or V100-SXM2 (got '" + s.gpu + "')");
-    if (s.gpus_per_node != 8)
-      fail(key("intra") + " nvlink (the DGX-1 hybrid cube-mesh) needs " + key("gpus-per-node") + " 8 (got " +
-           std::to_string(s.gpus_per_node) + ")");
-  }
-  if (s.intra == "nvswitch" && s.gpu != "V100-SXM2" && s.gpu != "A100-SXM4-40GB")
-    fail(key("intra") + " nvswitch needs " + key("gpu") + " V100-SXM2 or A100-SXM4-40GB (got '" + s.gpu + "')");
-
-  if (s.topology == "star") {
-    if (s.nodes_per_leaf != 0)
-      fail(key("nodes-per-leaf") + " needs " + key("topology") + " fat-tree");
-    if (s.oversubscription != 1)
-      fail(key("oversubscription") + " needs " + key("topology") + " fat-tree");
-  } else {
-    if (s.nodes_per_leaf < 1)
-      fail(key("topology") + " fat-tree needs " + key("nodes-per-leaf") + " >= 1 (got " +
-           std::to_string(s.nodes_per_leaf) + ")");
-    if (s.nodes % s.nodes_per_leaf != 0)
-      fail(key("nodes-per-leaf") + " " + std::to_string(s.nodes_per_leaf) + " does not divide " + key("nodes") + " " +
-           std::to_string(s.nodes));
-    if (!(s.oversubscription >= 1) || !std::isfinite(s.oversubscription))
-      fail(key("oversubscription") + " must be >= 1 (got " + format_double(s.oversubscription) + ")");
-  }
+ClusterSpec resolve_cluster_spec(ClusterSpec s, const ClusterKindNames& kinds, SpecNaming naming) {
+  const Checker c(naming);
+  check_sizes(s, c);
+  s.intra = c.parse("intra", kinds.intra, kIntraNames);
+  s.inter = c.parse("inter", kinds.inter, kInterNames);
+  check_nics(s, c);
+  s.topology = c.parse("topology", kinds.topology, kTopologyNames);
+  check_hardware(s, c);
+  check_topology(s, c);
+  return s;
 }
 
 ClusterSpec parse_cluster_string(const std::string& text) {
@@ -192,199 +338,264 @@ ClusterSpec parse_cluster_string(const std::string& text) {
   integer("nics-per-node", s.nics_per_node);
   integer("nodes-per-leaf", s.nodes_per_leaf);
   s.gpu = values["gpu"];
-  s.intra = values["intra"];
-  s.inter = values["inter"];
+  ClusterKindNames kinds;
+  kinds.intra = values["intra"];
+  kinds.inter = values["inter"];
   if (values.count("topology"))
-    s.topology = values["topology"];
+    kinds.topology = values["topology"];
   if (auto it = values.find("oversubscription"); it != values.end()) {
     char* end = nullptr;
     s.oversubscription = std::strtod(it->second.c_str(), &end);
     if (it->second.empty() || *end != '\0' || !std::isdigit(static_cast<unsigned char>(it->second[0])))
       throw ConfigError("--cluster: oversubscription must be a number (got '" + it->second + "')");
   }
-  validate(s, SpecNaming::ClusterKeys);
-  return s;
+  return resolve_cluster_spec(s, kinds, SpecNaming::ClusterKeys);
 }
 
 std::string to_cluster_string(const ClusterSpec& s) {
   std::string out = "nodes=" + std::to_string(s.nodes) + ",gpus-per-node=" + std::to_string(s.gpus_per_node) +
-                    ",gpu=" + s.gpu + ",intra=" + s.intra + ",inter=" + s.inter +
-                    ",nics-per-node=" + std::to_string(s.nics_per_node) + ",topology=" + s.topology;
-  if (s.topology == "fat-tree")
+                    ",gpu=" + s.gpu + ",intra=" + to_string(s.intra) + ",inter=" + to_string(s.inter) +
+                    ",nics-per-node=" + std::to_string(s.nics_per_node) + ",topology=" + to_string(s.topology);
+  if (s.topology == Topology::FatTree)
     out += ",nodes-per-leaf=" + std::to_string(s.nodes_per_leaf) +
            ",oversubscription=" + format_double(s.oversubscription);
   return out;
 }
 
 double leaf_uplink_bandwidth(const ClusterSpec& s) {
-  return s.nodes_per_leaf * s.nics_per_node * link_by_name(s.inter).bandwidth_bytes_per_s / s.oversubscription;
+  return s.nodes_per_leaf * s.nics_per_node * nic_link(s.inter).bandwidth_bytes_per_s / s.oversubscription;
 }
 
-NodeLayout build_node_layout(const ClusterSpec& s) {
-  const int g = s.gpus_per_node;
-  // A100 is a PCIe 4.0 device; the older GPUs are PCIe 3.0.
-  const LinkClass& pcie = link_by_name(s.gpu == "A100-SXM4-40GB" ? "pcie4-x16" : "pcie3-x16");
-  const LinkClass& nic = link_by_name(s.inter);
-  NodeLayout layout;
-  layout.gpus = g;
-  auto add_link = [&](const std::string& name, const std::string& cls, double bw, double lat) {
-    layout.links.push_back({name, cls, bw, lat});
-    return static_cast<int>(layout.links.size()) - 1;
-  };
-  auto add_pcie = [&](const std::string& name, double lat) {
-    return add_link(name, pcie.name, pcie.bandwidth_bytes_per_s, lat);
-  };
+namespace {
 
-  // --- PCIe tree: every GPU has its own x16 link carrying the PCIe hop latency; the pieces above it (board and
-  // switch uplinks, the inter-socket link) add bandwidth constraints but no latency (see link_catalog.hpp).
-  PcieTree tree;
-  std::vector<int> gpu_vertex(g);
-  std::vector<int> socket_of_gpu(g, 0);
-  std::vector<int> attach_of_gpu(g, 0); // where a NIC serving this GPU first would sit
-  std::string pcie_text;
-  auto add_sockets = [&](bool two) {
+/** Builds one NodeLayout in steps: the PCIe tree (one of three shapes), the NICs, the NVLink or NVSwitch links,
+ *  the routes, the diagram and the description. */
+class LayoutBuilder {
+public:
+  explicit LayoutBuilder(const ClusterSpec& s)
+      : s_(s), gpu_(gpu_by_name(s.gpu)), pcie_(pcie_x16_link(gpu_.pcie_generation)), nic_(nic_link(s.inter)),
+        g_(s.gpus_per_node), gpu_vertex_(g_), attach_of_gpu_(g_, 0), nvlink_(g_, std::vector<int>(g_, -1)),
+        nvswitch_(g_, -1) {
+    layout_.gpus = g_;
+  }
+
+  NodeLayout build() {
+    if (s_.intra == Intra::Pcie && gpu_.gpus_per_board > 1)
+      add_board_pcie();
+    else if (s_.intra == Intra::Pcie)
+      add_flat_pcie();
+    else
+      add_switched_pcie();
+    add_nics();
+    if (s_.intra == Intra::NvLink)
+      add_dgx1_nvlink();
+    else if (s_.intra == Intra::NvSwitch)
+      add_nvswitch();
+    else
+      gpu_text_ = "GPUs talk over PCIe.";
+    add_routes();
+    draw();
+    describe();
+    return std::move(layout_);
+  }
+
+private:
+  int add_link(const std::string& name, const std::string& cls, double bw, double lat) {
+    layout_.links.push_back({name, cls, bw, lat});
+    return static_cast<int>(layout_.links.size()) - 1;
+  }
+  int add_pcie(const std::string& name, double lat) {
+    return add_link(name, pcie_.name, pcie_.bandwidth_bytes_per_s, lat);
+  }
+  /** Socket 0, and socket 1 behind a QPI link when `two`. */
+  std::vector<int> add_sockets(bool two) {
     std::vector<int> sockets = {0};
     if (two)
-      sockets.push_back(tree.add(0, add_link("qpi", "qpi", kQpiBandwidth_bytes_per_s, 0), "socket 1"));
+      sockets.push_back(tree_.add(0, add_link("qpi", "qpi", kQpiBandwidth_bytes_per_s, 0), "socket 1"));
     return sockets;
-  };
-  if (s.intra == "pcie" && s.gpu == "K80") {
-    const int boards = g / 2;
+  }
+  /** A GPU's own x16 link: the only PCIe piece carrying latency (the pieces above it constrain bandwidth only,
+   *  see link_catalog.hpp). */
+  int add_gpu(int parent, int i, const std::string& label) {
+    return gpu_vertex_[i] = tree_.add(parent, add_pcie("gpu" + std::to_string(i) + "-pcie", pcie_.latency_s), label);
+  }
+
+  /** Multi-GPU boards (K80): GPUs behind the board's PCIe switch sharing its x16 link, boards behind one PCIe
+   *  switch per socket. */
+  void add_board_pcie() {
+    const int per_board = gpu_.gpus_per_board;
+    const int boards = g_ / per_board;
     const bool two = boards >= 2 && boards % 2 == 0;
     const auto sockets = add_sockets(two);
+    const int boards_per_socket = boards / static_cast<int>(sockets.size());
     std::vector<int> sw;
     for (std::size_t k = 0; k < sockets.size(); ++k)
-      sw.push_back(tree.add(sockets[k], add_pcie("sw" + std::to_string(k) + "-pcie", 0), "PCIe switch"));
+      sw.push_back(tree_.add(sockets[k], add_pcie("sw" + std::to_string(k) + "-pcie", 0), "PCIe switch"));
     std::vector<int> board(boards);
-    for (int b = 0; b < boards; ++b) {
-      const int k = b / (boards / static_cast<int>(sockets.size()));
-      board[b] = tree.add(sw[k], add_pcie("board" + std::to_string(b) + "-pcie", 0), "K80 board (PCIe switch)");
+    for (int b = 0; b < boards; ++b)
+      board[b] = tree_.add(sw[b / boards_per_socket], add_pcie("board" + std::to_string(b) + "-pcie", 0),
+                           gpu_.name + " board (PCIe switch)");
+    for (int i = 0; i < g_; ++i) {
+      add_gpu(board[i / per_board], i, "gpu" + std::to_string(i) + " (" + gpu_.chip + ")");
+      attach_of_gpu_[i] = sockets[(i / per_board) / boards_per_socket];
     }
-    for (int i = 0; i < g; ++i) {
-      gpu_vertex[i] = tree.add(board[i / 2], add_pcie("gpu" + std::to_string(i) + "-pcie", pcie.latency_s),
-                               "gpu" + std::to_string(i) + " (GK210)");
-      socket_of_gpu[i] = (i / 2) / (boards / static_cast<int>(sockets.size()));
-      attach_of_gpu[i] = sockets[socket_of_gpu[i]];
-    }
-    pcie_text = "Tesla K80 boards: two GK210 GPUs per board behind the board's PCIe switch, each GK210 on its own x16 "
-                "link to it (gpuI-pcie, 2.85 us), the pair sharing the board's x16 link (boardB-pcie); boards behind "
-                "one PCIe switch per CPU socket (swS-pcie, its x16 uplink to the socket)" +
-                std::string(two ? "; the two sockets joined by one QPI link (qpi)" : "") +
-                ". NICs hang off the CPU socket of the first GPU they serve; the CPU host sits at socket 0.";
-  } else if (s.intra == "pcie") {
-    for (int i = 0; i < g; ++i)
-      gpu_vertex[i] =
-          tree.add(0, add_pcie("gpu" + std::to_string(i) + "-pcie", pcie.latency_s), "gpu" + std::to_string(i));
-    pcie_text = "every GPU has its own " + pcie.name +
-                " link (gpuI-pcie, 2.85 us) to the node's PCIe fabric (switch "
-                "and socket limits not modelled); NICs and the CPU host sit on that fabric.";
-  } else {
-    const int switches = (g + 1) / 2;
+    pcie_text_ = "Tesla " + gpu_.name + " boards: " + count_word(per_board) + " " + gpu_.chip +
+                 " GPUs per board behind the board's PCIe switch, each " + gpu_.chip +
+                 " on its own x16 link to it (gpuI-pcie, " + microseconds(pcie_.latency_s) + "), the " +
+                 (per_board == 2 ? std::string("pair") : count_word(per_board)) +
+                 " sharing the board's x16 link (boardB-pcie); boards behind one PCIe switch per CPU socket (swS-pcie, "
+                 "its x16 uplink to the socket)" +
+                 std::string(two ? "; the two sockets joined by one QPI link (qpi)" : "") +
+                 ". NICs hang off the CPU socket of the first GPU they serve; the CPU host sits at socket 0.";
+  }
+
+  /** One x16 link per GPU to the node's fabric (socket 0); switches and sockets not modelled. */
+  void add_flat_pcie() {
+    for (int i = 0; i < g_; ++i)
+      add_gpu(0, i, "gpu" + std::to_string(i));
+    pcie_text_ = "every GPU has its own " + pcie_.name + " link (gpuI-pcie, " + microseconds(pcie_.latency_s) +
+                 ") to the node's PCIe fabric (switch and socket limits not modelled); NICs and the CPU host sit on "
+                 "that fabric.";
+  }
+
+  /** As in a DGX-1: two GPUs per PCIe switch, two switches per socket. */
+  void add_switched_pcie() {
+    const int switches = (g_ + 1) / 2;
     const bool two = switches >= 2 && switches % 2 == 0;
     const auto sockets = add_sockets(two);
     std::vector<int> sw(switches);
     for (int k = 0; k < switches; ++k)
-      sw[k] = tree.add(sockets[k / (switches / static_cast<int>(sockets.size()))],
-                       add_pcie("sw" + std::to_string(k) + "-pcie", 0), "PCIe switch");
-    for (int i = 0; i < g; ++i) {
-      gpu_vertex[i] =
-          tree.add(sw[i / 2], add_pcie("gpu" + std::to_string(i) + "-pcie", pcie.latency_s), "gpu" + std::to_string(i));
-      attach_of_gpu[i] = sw[i / 2];
+      sw[k] = tree_.add(sockets[k / (switches / static_cast<int>(sockets.size()))],
+                        add_pcie("sw" + std::to_string(k) + "-pcie", 0), "PCIe switch");
+    for (int i = 0; i < g_; ++i) {
+      add_gpu(sw[i / 2], i, "gpu" + std::to_string(i));
+      attach_of_gpu_[i] = sw[i / 2];
     }
-    pcie_text = "PCIe as in a DGX-1: two GPUs per PCIe switch, each on its own " + pcie.name +
-                " link (gpuI-pcie, 2.85 us), the switch's uplink of the same class to its CPU socket (swS-pcie)" +
-                std::string(two ? ", the two sockets joined by one QPI link (qpi)" : "") +
-                ". NICs hang off the PCIe switch of the first GPU they serve; the CPU host sits at socket 0.";
+    pcie_text_ = "PCIe as in a DGX-1: two GPUs per PCIe switch, each on its own " + pcie_.name + " link (gpuI-pcie, " +
+                 microseconds(pcie_.latency_s) +
+                 "), the switch's uplink of the same class to its CPU socket (swS-pcie)" +
+                 std::string(two ? ", the two sockets joined by one QPI link (qpi)" : "") +
+                 ". NICs hang off the PCIe switch of the first GPU they serve; the CPU host sits at socket 0.";
   }
 
-  // --- NICs: GPU i uses NIC i / (G / K).
-  const int per_nic = g / s.nics_per_node;
-  std::vector<int> nic_link(s.nics_per_node), nic_vertex(s.nics_per_node);
-  for (int k = 0; k < s.nics_per_node; ++k) {
-    nic_link[k] = add_link("nic" + std::to_string(k), nic.name, nic.bandwidth_bytes_per_s, nic.latency_s);
-    nic_vertex[k] = attach_of_gpu[k * per_nic];
-    tree.label[nic_vertex[k]] += ", nic" + std::to_string(k);
+  /** GPU i uses NIC i / (G / K); a NIC sits where the first GPU it serves attaches. */
+  void add_nics() {
+    per_nic_ = g_ / s_.nics_per_node;
+    nic_link_.resize(s_.nics_per_node);
+    nic_vertex_.resize(s_.nics_per_node);
+    for (int k = 0; k < s_.nics_per_node; ++k) {
+      nic_link_[k] = add_link("nic" + std::to_string(k), nic_.name, nic_.bandwidth_bytes_per_s, nic_.latency_s);
+      nic_vertex_[k] = attach_of_gpu_[k * per_nic_];
+      tree_.label[nic_vertex_[k]] += ", nic" + std::to_string(k);
+    }
   }
 
-  // --- GPU-to-GPU links other than PCIe.
-  std::vector<std::vector<int>> nvlink(g, std::vector<int>(g, -1));
-  std::vector<int> nvswitch(g, -1);
-  std::string gpu_text;
-  if (s.intra == "nvlink") {
-    const LinkClass& nv = link_by_name(s.gpu == "V100-SXM2" ? "nvlink2" : "nvlink1");
-    for (int a = 0; a < g; ++a)
-      for (int b = a + 1; b < g; ++b) {
-        const int n = s.gpu == "V100-SXM2" ? dgx1_v100_links(a, b) : (dgx1_v100_links(a, b) > 0 ? 1 : 0);
-        if (n > 0)
-          nvlink[a][b] = nvlink[b][a] = add_link("nvlink" + std::to_string(a) + "-" + std::to_string(b), nv.name,
-                                                 n * nv.bandwidth_bytes_per_s, nv.route_latency_s);
-      }
-    gpu_text = "GPUs joined by NVLink in the DGX-1 hybrid cube-mesh (" +
-               std::string(s.gpu == "V100-SXM2" ? "V100: 6 NVLink 2.0 links per GPU, pairs joined by one or two"
-                                                : "P100: 4 NVLink 1.0 links per GPU, pairs joined by one") +
-               "); a pair's links are one split-duplex link nvlinkA-B of their summed bandwidth carrying the whole "
-               "NVLink hop latency (3.4 us); GPUs not directly joined route through the partner of the destination "
-               "(GPU d ^ 4), two NVLink hops.";
-  } else if (s.intra == "nvswitch") {
-    const bool v100 = s.gpu == "V100-SXM2";
-    const LinkClass& nv = link_by_name(v100 ? "nvlink2" : "nvlink3");
-    const int links = v100 ? 6 : 12;
-    for (int i = 0; i < g; ++i)
-      nvswitch[i] =
+  /** The DGX-1 hybrid cube-mesh: one link per joined pair, of the pair's summed bandwidth. */
+  void add_dgx1_nvlink() {
+    const LinkClass& nv = nvlink_link(gpu_.nvlink_generation);
+    for (int a = 0; a < g_; ++a)
+      for (int b = a + 1; b < g_; ++b)
+        if (const int n = dgx1_links(gpu_, a, b); n > 0)
+          nvlink_[a][b] = nvlink_[b][a] = add_link("nvlink" + std::to_string(a) + "-" + std::to_string(b), nv.name,
+                                                   n * nv.bandwidth_bytes_per_s, nv.route_latency_s);
+    const bool doubled = gpu_.nvlink_links >= 6;
+    gpu_text_ = "GPUs joined by NVLink in the DGX-1 hybrid cube-mesh (" + gpu_.name.substr(0, gpu_.name.find('-')) +
+                ": " + std::to_string(gpu_.nvlink_links) + " NVLink " + std::to_string(gpu_.nvlink_generation) +
+                ".0 links per GPU, pairs joined by " + (doubled ? "one or two" : "one") +
+                "); a pair's links are one split-duplex link nvlinkA-B of their summed bandwidth carrying the whole "
+                "NVLink hop latency (" +
+                microseconds(nv.route_latency_s) +
+                "); GPUs not directly joined route through the partner of the destination (GPU d ^ 4), two NVLink "
+                "hops.";
+  }
+
+  /** Every GPU's NVLinks as one link to a non-blocking switch. */
+  void add_nvswitch() {
+    const LinkClass& nv = nvlink_link(gpu_.nvlink_generation);
+    const int links = gpu_.nvlink_links;
+    for (int i = 0; i < g_; ++i)
+      nvswitch_[i] =
           add_link("gpu" + std::to_string(i) + "-nvswitch", nv.name, links * nv.bandwidth_bytes_per_s, nv.latency_s);
-    gpu_text = "GPUs joined by NVSwitch: each GPU's " + std::to_string(links) + " " + nv.name +
-               " links are one split-duplex link gpuI-nvswitch of their summed bandwidth (1.7 us) to a non-blocking "
-               "switch.";
-  } else {
-    gpu_text = "GPUs talk over PCIe.";
+    gpu_text_ = "GPUs joined by NVSwitch: each GPU's " + std::to_string(links) + " " + nv.name +
+                " links are one split-duplex link gpuI-nvswitch of their summed bandwidth (" +
+                microseconds(nv.latency_s) + ") to a non-blocking switch.";
   }
 
-  // --- Routes.
-  const int n = layout.endpoints();
-  layout.routes.assign(n, std::vector<std::vector<LayoutHop>>(n));
-  auto gpu_to_gpu = [&](int a, int b) -> std::vector<LayoutHop> {
-    if (s.intra == "nvswitch")
-      return {{nvswitch[a], true}, {nvswitch[b], false}};
-    if (s.intra == "nvlink") {
-      if (nvlink[a][b] >= 0)
-        return {{nvlink[a][b], a < b}};
+  std::vector<LayoutHop> gpu_to_gpu(int a, int b) const {
+    if (s_.intra == Intra::NvSwitch)
+      return {{nvswitch_[a], true}, {nvswitch_[b], false}};
+    if (s_.intra == Intra::NvLink) {
+      if (nvlink_[a][b] >= 0)
+        return {{nvlink_[a][b], a < b}};
       const int via = b ^ 4; // the destination's partner in the source's quad: joined to both
-      return {{nvlink[a][via], a < via}, {nvlink[via][b], via < b}};
+      return {{nvlink_[a][via], a < via}, {nvlink_[via][b], via < b}};
     }
-    return tree.path(gpu_vertex[a], gpu_vertex[b]);
-  };
-  auto to_network = [&](int vertex, int k) {
-    auto hops = tree.path(vertex, nic_vertex[k]);
-    hops.push_back({nic_link[k], true});
-    return hops;
-  };
-  for (int a = 0; a < g; ++a) {
-    for (int b = a + 1; b < g; ++b)
-      layout.routes[a][b] = gpu_to_gpu(a, b);
-    layout.routes[a][layout.cpu()] = tree.path(gpu_vertex[a], 0);
-    layout.routes[a][layout.gateway()] = to_network(gpu_vertex[a], a / per_nic);
+    return tree_.path(gpu_vertex_[a], gpu_vertex_[b]);
   }
-  layout.routes[layout.cpu()][layout.gateway()] = to_network(0, 0);
 
-  layout.diagram = "PCIe tree (each line: its link to the line above, then the device):\n";
-  tree.draw(layout.links, 0, "  ", layout.diagram);
-  if (s.intra == "nvlink") {
-    layout.diagram += "NVLink (links per pair):\n";
-    for (int a = 0; a < g; ++a) {
-      std::string line = "  gpu" + std::to_string(a) + ":";
-      for (int b = 0; b < g; ++b)
-        if (nvlink[a][b] >= 0)
-          line += " gpu" + std::to_string(b) + " x" + std::to_string(s.gpu == "V100-SXM2" ? dgx1_v100_links(a, b) : 1);
-      layout.diagram += line + "\n";
-    }
-  } else if (s.intra == "nvswitch") {
-    layout.diagram += "NVSwitch: gpuI-nvswitch from every GPU to one non-blocking switch\n";
+  std::vector<LayoutHop> to_network(int vertex, int k) const {
+    auto hops = tree_.path(vertex, nic_vertex_[k]);
+    hops.push_back({nic_link_[k], true});
+    return hops;
   }
-  layout.description = gpu_text + " " + pcie_text + " " + std::to_string(s.nics_per_node) + " " + nic.name + " NIC" +
-                       (s.nics_per_node > 1 ? "s" : "") + " per node (nicK, " + format_double(nic.latency_s * 1e6) +
-                       " us), GPU i using NIC i / " + std::to_string(per_nic) +
-                       ". The CPU host's own memory and root-complex bandwidth are not modelled.";
-  return layout;
+
+  void add_routes() {
+    const int n = layout_.endpoints();
+    layout_.routes.assign(n, std::vector<std::vector<LayoutHop>>(n));
+    for (int a = 0; a < g_; ++a) {
+      for (int b = a + 1; b < g_; ++b)
+        layout_.routes[a][b] = gpu_to_gpu(a, b);
+      layout_.routes[a][layout_.cpu()] = tree_.path(gpu_vertex_[a], 0);
+      layout_.routes[a][layout_.gateway()] = to_network(gpu_vertex_[a], a / per_nic_);
+    }
+    layout_.routes[layout_.cpu()][layout_.gateway()] = to_network(0, 0);
+  }
+
+  void draw() {
+    layout_.diagram = "PCIe tree (each line: its link to the line above, then the device):\n";
+    tree_.draw(layout_.links, 0, "  ", layout_.diagram);
+    if (s_.intra == Intra::NvLink) {
+      layout_.diagram += "NVLink (links per pair):\n";
+      for (int a = 0; a < g_; ++a) {
+        std::string line = "  gpu" + std::to_string(a) + ":";
+        for (int b = 0; b < g_; ++b)
+          if (nvlink_[a][b] >= 0)
+            line += " gpu" + std::to_string(b) + " x" + std::to_string(dgx1_links(gpu_, a, b));
+        layout_.diagram += line + "\n";
+      }
+    } else if (s_.intra == Intra::NvSwitch) {
+      layout_.diagram += "NVSwitch: gpuI-nvswitch from every GPU to one non-blocking switch\n";
+    }
+  }
+
+  void describe() {
+    layout_.description = gpu_text_ + " " + pcie_text_ + " " + std::to_string(s_.nics_per_node) + " " + nic_.name +
+                          " NIC" + (s_.nics_per_node > 1 ? "s" : "") + " per node (nicK, " +
+                          format_double(nic_.latency_s * 1e6) + " us), GPU i using NIC i / " +
+                          std::to_string(per_nic_) +
+                          ". The CPU host's own memory and root-complex bandwidth are not modelled.";
+  }
+
+  const ClusterSpec& s_;
+  const GpuSpec& gpu_;
+  const LinkClass& pcie_;
+  const LinkClass& nic_;
+  const int g_;
+  NodeLayout layout_;
+  PcieTree tree_;
+  std::vector<int> gpu_vertex_;
+  std::vector<int> attach_of_gpu_; ///< where a NIC serving this GPU first would sit
+  std::vector<int> nic_link_, nic_vertex_;
+  int per_nic_ = 1;
+  std::vector<std::vector<int>> nvlink_; ///< link index of a joined pair, -1 otherwise
+  std::vector<int> nvswitch_;            ///< link index of each GPU's NVSwitch port
+  std::string pcie_text_, gpu_text_;
+};
+
+} // namespace
+
+NodeLayout build_node_layout(const ClusterSpec& s) {
+  return LayoutBuilder(s).build();
 }
 
 } // namespace ddlsim::platform

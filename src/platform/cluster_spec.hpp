@@ -6,17 +6,48 @@
 
 namespace ddlsim::platform {
 
+struct LinkClass;
+
+/** @brief GPU-to-GPU links inside a node. */
+enum class Intra {
+  Pcie,    ///< "pcie": PCIe only
+  NvLink,  ///< "nvlink": the DGX-1 hybrid cube-mesh
+  NvSwitch ///< "nvswitch": every GPU's NVLinks to one non-blocking switch
+};
+
+/** @brief The NIC class of every node; its name is also the link catalogue entry (link_catalog.hpp). */
+enum class Inter { Eth10G, Eth25G, Ib56, Ib100, Ib200 };
+
+/** @brief The network between nodes. */
+enum class Topology {
+  Star,   ///< "star": one non-blocking switch
+  FatTree ///< "fat-tree": leaf switches and an aggregated spine
+};
+
+/** @brief Names as the command line and the inline form spell them ("nvlink", "ib100", "fat-tree"). */
+const char* to_string(Intra intra);
+const char* to_string(Inter inter);
+const char* to_string(Topology topology);
+
+/** @brief Every accepted name of a kind, in table order, joined by `separator` ("pcie | nvlink | nvswitch"). */
+std::string intra_names(const char* separator);
+std::string inter_names(const char* separator);
+std::string topology_names(const char* separator);
+
+/** @brief The link catalogue entry of a NIC class. */
+const LinkClass& nic_link(Inter inter);
+
 /** @brief What `ddlsim platform` and `ddlsim run --cluster` generate (plain data; validate() before use). */
 struct ClusterSpec {
-  int nodes = 0;                 ///< servers
-  int gpus_per_node = 0;         ///< GPU hosts per server
-  std::string gpu;               ///< GPU catalogue name (K80 = one GK210)
-  std::string intra = "pcie";    ///< pcie | nvlink (DGX-1 hybrid cube-mesh) | nvswitch
-  std::string inter = "ib56";    ///< 10gbe | 25gbe | ib56 | ib100 | ib200
-  int nics_per_node = 1;         ///< NICs per server; GPU i uses NIC i / (gpus_per_node / nics_per_node)
-  std::string topology = "star"; ///< star (one non-blocking switch) | fat-tree (leaf switches + spine)
-  int nodes_per_leaf = 0;        ///< fat-tree: servers per leaf switch (required for fat-tree)
-  double oversubscription = 1;   ///< fat-tree: leaf down bandwidth / leaf up bandwidth (>= 1)
+  int nodes = 0;                       ///< servers
+  int gpus_per_node = 0;               ///< GPU hosts per server
+  std::string gpu;                     ///< GPU catalogue name (K80 = one GK210)
+  Intra intra = Intra::Pcie;           ///< pcie | nvlink (DGX-1 hybrid cube-mesh) | nvswitch
+  Inter inter = Inter::Ib56;           ///< 10gbe | 25gbe | ib56 | ib100 | ib200
+  int nics_per_node = 1;               ///< NICs per server; GPU i uses NIC i / (gpus_per_node / nics_per_node)
+  Topology topology = Topology::Star;  ///< star (one non-blocking switch) | fat-tree (leaf switches + spine)
+  int nodes_per_leaf = 0;              ///< fat-tree: servers per leaf switch (required for fat-tree)
+  double oversubscription = 1;         ///< fat-tree: leaf down bandwidth / leaf up bandwidth (>= 1)
 };
 
 /** @brief How errors name the fields: as command-line options ("--nodes must be >= 1 (got 0)") or as keys of
@@ -25,6 +56,18 @@ enum class SpecNaming { Options, ClusterKeys };
 
 /** @brief Checks every field and combination; throws ConfigError with a one-line message naming the field. */
 void validate(const ClusterSpec& spec, SpecNaming naming);
+
+/** @brief The kinds of a cluster as text, before parsing (what the command line and the inline form give). */
+struct ClusterKindNames {
+  std::string intra;              ///< pcie | nvlink | nvswitch
+  std::string inter;              ///< 10gbe | 25gbe | ib56 | ib100 | ib200
+  std::string topology = "star";  ///< star | fat-tree
+};
+
+/** @brief Parses the kinds into `spec` and validates the result: the same checks as validate(), the first bad
+ *  field reported in option order (nodes, gpus-per-node, gpu, intra, inter, nics-per-node, topology, then the
+ *  combinations). An unknown kind throws ConfigError "--intra must be one of: pcie, nvlink, nvswitch (got 'pci')". */
+ClusterSpec resolve_cluster_spec(ClusterSpec spec, const ClusterKindNames& kinds, SpecNaming naming);
 
 /** @brief Parses "nodes=4,gpus-per-node=8,gpu=V100-SXM2,intra=nvlink,inter=ib100" (keys as the options of
  *  `ddlsim platform` without "--"); every key is checked, unknown, repeated or missing required keys are

@@ -171,6 +171,91 @@ proto::Workload import_csv(const std::string& text, const std::string& source, C
   return w;
 }
 
+namespace {
+
+/** One ASTRA-sim 1.0 layer line, checked. */
+struct AstraLayer {
+  std::string name;
+  std::int64_t forward_cycles = 0;
+  std::int64_t backward_cycles = 0; ///< input-gradient + weight-gradient cycles
+  std::int64_t gradient_bytes = 0;  ///< the weight-gradient ALLREDUCE size (0 with NONE)
+  std::int64_t update_cycles = 0;
+};
+
+std::vector<std::string> words_of(const std::string& line)
+{
+  std::istringstream words(line);
+  std::vector<std::string> t;
+  for (std::string word; words >> word;)
+    t.push_back(word);
+  return t;
+}
+
+/** Line 1: the parallelism, which must be DATA. */
+void check_astra_parallelism(const std::vector<std::string>& t, const std::string& raw, const std::string& where)
+{
+  if (t[0] != "DATA")
+    throw InputError(where +
+                     ": only data-parallel ASTRA-sim workloads are supported: the first line must be "
+                     "DATA (got '" +
+                     trim(raw) + "')");
+  if (t.size() != 1)
+    throw InputError(where + ": unexpected text after DATA ('" + trim(raw) + "')");
+}
+
+/** Line 2: the number of layers, > 0. */
+std::int64_t parse_astra_layer_count(const std::vector<std::string>& t, const std::string& raw,
+                                     const std::string& where)
+{
+  std::int64_t declared = 0;
+  if (t.size() != 1 || !parse_count(t[0], declared) || declared == 0)
+    throw InputError(where + ": expected the number of layers, an integer > 0 (got '" + trim(raw) + "')");
+  return declared;
+}
+
+/** A layer line: 12 fields, cycles and sizes non-negative integers, data-parallel communication only. */
+AstraLayer parse_astra_layer(const std::vector<std::string>& t, const std::string& where)
+{
+  if (t.size() != 12)
+    throw InputError(where +
+                     ": expected 12 fields (name, reserved, forward cycles/type/bytes, input-gradient "
+                     "cycles/type/bytes, weight-gradient cycles/type/bytes, update cycles), got " +
+                     std::to_string(t.size()));
+  std::int64_t reserved = 0;
+  if (!parse_int(t[1], reserved))
+    throw InputError(where + ": reserved field: not an integer ('" + t[1] + "')");
+  const char* const field_names[] = {"forward cycles", "input-gradient cycles", "weight-gradient cycles"};
+  std::int64_t cycles[3] = {0, 0, 0};
+  for (int k = 0; k < 3; ++k)
+    if (!parse_count(t[2 + 3 * k], cycles[k]))
+      throw InputError(where + ": " + field_names[k] + ": not a non-negative integer ('" + t[2 + 3 * k] + "')");
+  const char* const comm_names[] = {"forward", "input-gradient", "weight-gradient"};
+  std::int64_t sizes[3] = {0, 0, 0};
+  for (int k = 0; k < 3; ++k) {
+    const std::string& type = t[3 + 3 * k];
+    if (!parse_count(t[4 + 3 * k], sizes[k]))
+      throw InputError(where + ": " + comm_names[k] + " communication size: not a non-negative integer ('" +
+                       t[4 + 3 * k] + "')");
+    const bool allowed = type == "NONE" || (k == 2 && type == "ALLREDUCE");
+    if (!allowed)
+      throw InputError(where + ": " + comm_names[k] + " communication " + type +
+                       " is not data-parallel (allowed: " + (k == 2 ? "ALLREDUCE, NONE" : "NONE") + ")");
+    if (type == "NONE" && sizes[k] != 0)
+      throw InputError(where + ": " + comm_names[k] + " communication NONE with size " + t[4 + 3 * k] +
+                       " (must be 0)");
+  }
+  AstraLayer layer;
+  if (!parse_count(t[11], layer.update_cycles))
+    throw InputError(where + ": update delay: not a non-negative integer ('" + t[11] + "')");
+  layer.name = t[0];
+  layer.forward_cycles = cycles[0];
+  layer.backward_cycles = cycles[1] + cycles[2];
+  layer.gradient_bytes = sizes[2];
+  return layer;
+}
+
+} // namespace
+
 proto::Workload import_astra(const std::string& text, const std::string& source, double cycles_per_s,
                              const ImportMetadata& meta)
 {
@@ -187,71 +272,31 @@ proto::Workload import_astra(const std::string& text, const std::string& source,
   double update_cycles = 0;
   while (std::getline(in, raw)) {
     ++line_no;
-    std::istringstream words(raw);
-    std::vector<std::string> t;
-    for (std::string word; words >> word;)
-      t.push_back(word);
+    const std::vector<std::string> t = words_of(raw);
     if (t.empty())
       continue;
     const std::string where = source + ":" + std::to_string(line_no);
     if (!have_type) {
-      if (t[0] != "DATA")
-        throw InputError(where +
-                         ": only data-parallel ASTRA-sim workloads are supported: the first line must be "
-                         "DATA (got '" +
-                         trim(raw) + "')");
-      if (t.size() != 1)
-        throw InputError(where + ": unexpected text after DATA ('" + trim(raw) + "')");
+      check_astra_parallelism(t, raw, where);
       have_type = true;
       continue;
     }
     if (declared < 0) {
-      if (t.size() != 1 || !parse_count(t[0], declared) || declared == 0)
-        throw InputError(where + ": expected the number of layers, an integer > 0 (got '" + trim(raw) + "')");
+      declared = parse_astra_layer_count(t, raw, where);
       declared_line = line_no;
       continue;
     }
     if (w.layers_size() == declared)
       throw InputError(where + ": more layer lines than the " + std::to_string(declared) + " declared on line " +
                        std::to_string(declared_line));
-    if (t.size() != 12)
-      throw InputError(where +
-                       ": expected 12 fields (name, reserved, forward cycles/type/bytes, input-gradient "
-                       "cycles/type/bytes, weight-gradient cycles/type/bytes, update cycles), got " +
-                       std::to_string(t.size()));
-    std::int64_t reserved = 0;
-    if (!parse_int(t[1], reserved))
-      throw InputError(where + ": reserved field: not an integer ('" + t[1] + "')");
-    const char* const field_names[] = {"forward cycles", "input-gradient cycles", "weight-gradient cycles"};
-    std::int64_t cycles[3] = {0, 0, 0};
-    for (int k = 0; k < 3; ++k)
-      if (!parse_count(t[2 + 3 * k], cycles[k]))
-        throw InputError(where + ": " + field_names[k] + ": not a non-negative integer ('" + t[2 + 3 * k] + "')");
-    const char* const comm_names[] = {"forward", "input-gradient", "weight-gradient"};
-    std::int64_t sizes[3] = {0, 0, 0};
-    for (int k = 0; k < 3; ++k) {
-      const std::string& type = t[3 + 3 * k];
-      if (!parse_count(t[4 + 3 * k], sizes[k]))
-        throw InputError(where + ": " + comm_names[k] + " communication size: not a non-negative integer ('" +
-                         t[4 + 3 * k] + "')");
-      const bool allowed = type == "NONE" || (k == 2 && type == "ALLREDUCE");
-      if (!allowed)
-        throw InputError(where + ": " + comm_names[k] + " communication " + type +
-                         " is not data-parallel (allowed: " + (k == 2 ? "ALLREDUCE, NONE" : "NONE") + ")");
-      if (type == "NONE" && sizes[k] != 0)
-        throw InputError(where + ": " + comm_names[k] + " communication NONE with size " + t[4 + 3 * k] +
-                         " (must be 0)");
-    }
-    std::int64_t update = 0;
-    if (!parse_count(t[11], update))
-      throw InputError(where + ": update delay: not a non-negative integer ('" + t[11] + "')");
-    names.add(t[0], where, line_no);
+    const AstraLayer l = parse_astra_layer(t, where);
+    names.add(l.name, where, line_no);
     auto* layer = w.add_layers();
-    layer->set_name(t[0]);
-    layer->set_forward_s(double(cycles[0]) / cycles_per_s);
-    layer->set_backward_s(double(cycles[1] + cycles[2]) / cycles_per_s);
-    layer->set_gradient_bytes(sizes[2]);
-    update_cycles += double(update);
+    layer->set_name(l.name);
+    layer->set_forward_s(double(l.forward_cycles) / cycles_per_s);
+    layer->set_backward_s(double(l.backward_cycles) / cycles_per_s);
+    layer->set_gradient_bytes(l.gradient_bytes);
+    update_cycles += double(l.update_cycles);
   }
   if (!have_type)
     throw InputError(source + ": empty file (expected DATA, the number of layers, then one line per layer)");

@@ -7,19 +7,6 @@
 
 namespace ddlsim::workload {
 
-const char* layer_kind_name(LayerKind kind)
-{
-  switch (kind) {
-  case LayerKind::Conv:
-    return "conv";
-  case LayerKind::BatchNorm:
-    return "batchnorm";
-  case LayerKind::FullyConnected:
-    return "fc";
-  }
-  return "?";
-}
-
 Model model_by_name(const std::string& name)
 {
   if (name == "alexnet")

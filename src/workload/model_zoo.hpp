@@ -10,9 +10,6 @@ namespace ddlsim::workload {
 /** @brief Kind of a learnable layer; decides its efficiency class in the roofline model. */
 enum class LayerKind { Conv, BatchNorm, FullyConnected };
 
-/** @brief "conv", "batchnorm" or "fc". */
-const char* layer_kind_name(LayerKind kind);
-
 /** @brief One learnable layer of a network, in forward order. Counts are per sample (one image).
  *  FLOPs: 2 per multiply-accumulate for convolutions and FC layers (bias additions not counted);
  *  batch normalisation 4 per output element forward (an assumption, see workloads/README.md). */

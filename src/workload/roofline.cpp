@@ -28,8 +28,8 @@ Precision parse_precision(const std::string& text, const std::string& what)
 
 namespace {
 
-const char* const kTf2017 = "shared/data/single-gpu-throughput/tensorflow-2017.csv";
-const char* const kOther = "shared/data/single-gpu-throughput/other-sources.csv";
+const char* const kTf2017 = "data/single-gpu-throughput/tensorflow-2017.csv";
+const char* const kOther = "data/single-gpu-throughput/other-sources.csv";
 
 } // namespace
 

@@ -1,6 +1,7 @@
 // Workload generator: per-layer roofline times on a catalogued GPU, calibrated against measured throughput.
 #pragma once
 
+#include "hardware/link_catalog.hpp"
 #include "proto/workload.pb.h"
 #include "workload/model_zoo.hpp"
 
@@ -90,7 +91,7 @@ struct MeasuredPoint {
   Precision precision = Precision::Fp32;
   unsigned batch = 0;       ///< samples per GPU per iteration
   double samples_per_s = 0; ///< measured
-  std::string source;       ///< file and row in ../shared/data/single-gpu-throughput/
+  std::string source;       ///< file and row in data/single-gpu-throughput/
 };
 
 /** @brief Points the efficiencies were fitted to: the generator reproduces each within 5 %. */
@@ -109,7 +110,7 @@ struct GenerateRequest {
   std::string gpu = "P40";        ///< target GPU (catalogue name)
   unsigned batch = 32;            ///< samples per GPU
   Precision precision = Precision::Fp32;
-  double h2d_bytes_per_s = 15.754e9;         ///< PCIe 3.0 x16 theoretical: 8 GT/s x 16 lanes x 128/130 / 8 bits
+  double h2d_bytes_per_s = platform::kPcie3x16Bandwidth_bytes_per_s; ///< PCIe 3.0 x16 theoretical (link catalogue)
   double sample_bytes = 3.0 * 224 * 224 * 4; ///< one 224x224 RGB image as an fp32 tensor (what is copied)
   double decode_samples_per_s = 0;           ///< input pipeline throughput; 0: it keeps up (io_s = 0)
 };

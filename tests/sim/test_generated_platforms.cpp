@@ -49,9 +49,7 @@ platform::ClusterSpec spec(int nodes, int gpus, const std::string& gpu, const st
   s.nodes = nodes;
   s.gpus_per_node = gpus;
   s.gpu = gpu;
-  s.intra = intra;
-  s.inter = inter;
-  return s;
+  return platform::resolve_cluster_spec(s, {intra, inter, "star"}, platform::SpecNaming::Options);
 }
 
 } // namespace
@@ -100,7 +98,7 @@ TEST_CASE("generated in memory, 2 x 8 A100 over NVSwitch and HDR: routes, NVSwit
 
 TEST_CASE("generated in memory, fat-tree 4 nodes, 2 per leaf, 2:1 oversubscribed: cross-leaf flows share the uplink") {
   auto s = spec(4, 2, "V100-PCIe", "pcie", "ib100");
-  s.topology = "fat-tree";
+  s.topology = platform::Topology::FatTree;
   s.nodes_per_leaf = 2;
   s.oversubscription = 2;
   test::ProbeEngine p(s);
@@ -116,7 +114,7 @@ TEST_CASE("generated in memory, fat-tree 4 nodes, 2 per leaf, 2:1 oversubscribed
 
 TEST_CASE("generated XML, fat-tree 4 nodes, 2 per leaf, 2:1: the same probes as in memory") {
   auto s = spec(4, 2, "V100-PCIe", "pcie", "ib100");
-  s.topology = "fat-tree";
+  s.topology = platform::Topology::FatTree;
   s.nodes_per_leaf = 2;
   s.oversubscription = 2;
   char path[] = "/tmp/ddlsim-test-fattree-XXXXXX.xml";
@@ -137,7 +135,7 @@ TEST_CASE("generated XML, fat-tree 4 nodes, 2 per leaf, 2:1: the same probes as 
 
 TEST_CASE("generated in memory, 1024 nodes x 2 GPUs in a fat-tree: it builds and routes") {
   auto s = spec(1024, 2, "V100-PCIe", "pcie", "ib100");
-  s.topology = "fat-tree";
+  s.topology = platform::Topology::FatTree;
   s.nodes_per_leaf = 32;
   s.oversubscription = 4;
   test::ProbeEngine p(s);

@@ -24,7 +24,7 @@ std::string write_star_platform(const StarSpec& spec);
 /** @brief Two nodes of four GPUs: inside a node every GPU pair has its own NVLink 2.0 pair link (47.9 GB/s,
  *  3.4 us); each GPU reaches its node's NIC over PCIe 3.0 x16 (15.754 GB/s, 2.85 us); each node has one
  *  100 Gb/s EDR NIC (12.2 GB/s, 1.95 us), so a route across nodes is 9.6 us and 12.2 GB/s.
- *  Figures: ../shared/data/interconnects/README.md (NVLink pair, EDR bus bandwidth, NCCL per-hop latencies). */
+ *  Figures: data/interconnects/README.md (NVLink pair, EDR bus bandwidth, NCCL per-hop latencies). */
 std::string write_nvlink_ib_platform();
 
 /** @brief A workload of one layer with no compute, only `bytes` of gradient: one allreduce per iteration. */

@@ -20,9 +20,20 @@ ClusterSpec good() {
   s.nodes = 4;
   s.gpus_per_node = 8;
   s.gpu = "V100-SXM2";
-  s.intra = "nvlink";
-  s.inter = "ib100";
+  s.intra = platform::Intra::NvLink;
+  s.inter = platform::Inter::Ib100;
   return s;
+}
+
+/** The error of resolving good()'s sizes with these kinds, or "(accepted)". */
+std::string kinds_error(const std::string& intra, const std::string& inter, const std::string& topology = "star",
+                        SpecNaming naming = SpecNaming::Options) {
+  try {
+    platform::resolve_cluster_spec(good(), {intra, inter, topology}, naming);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(accepted)";
 }
 
 template <typename Edit> std::string error_of(Edit edit, SpecNaming naming = SpecNaming::Options) {
@@ -58,36 +69,58 @@ TEST_CASE("cluster spec: every bad field is rejected with a message naming it") 
   CHECK(error_of([](auto& s) { s.gpus_per_node = -2; }) == "--gpus-per-node must be >= 1 (got -2)");
   CHECK(error_of([](auto& s) { s.gpu = "Z80"; }) ==
         "--gpu: unknown GPU 'Z80' (known: " + platform::known_gpus() + ")");
-  CHECK(error_of([](auto& s) { s.intra = "pci"; }) == "--intra must be one of: pcie, nvlink, nvswitch (got 'pci')");
-  CHECK(error_of([](auto& s) { s.inter = "ib400"; }) ==
-        "--inter must be one of: 10gbe, 25gbe, ib56, ib100, ib200 (got 'ib400')");
+  CHECK(kinds_error("pci", "ib100") == "--intra must be one of: pcie, nvlink, nvswitch (got 'pci')");
+  CHECK(kinds_error("nvlink", "ib400") == "--inter must be one of: 10gbe, 25gbe, ib56, ib100, ib200 (got 'ib400')");
   CHECK(error_of([](auto& s) { s.nics_per_node = 0; }) == "--nics-per-node must be >= 1 (got 0)");
   CHECK(error_of([](auto& s) { s.nics_per_node = 3; }) ==
         "--nics-per-node 3 does not divide --gpus-per-node 8 (every NIC serves the same number of GPUs)");
-  CHECK(error_of([](auto& s) { s.topology = "torus"; }) == "--topology must be one of: star, fat-tree (got 'torus')");
+  CHECK(kinds_error("nvlink", "ib100", "torus") == "--topology must be one of: star, fat-tree (got 'torus')");
+  CHECK(kinds_error("nvlink", "ib100") == "(accepted)");
+}
+
+TEST_CASE("cluster spec: kinds are parsed in option order, named by one table each") {
+  // The first bad field in option order is reported, whether it is a number or a kind.
+  CHECK(error_of([](auto& s) { s.nodes = 0; }) == "--nodes must be >= 1 (got 0)");
+  ClusterSpec zero = good();
+  zero.nodes = 0;
+  CHECK_THROWS_WITH(platform::resolve_cluster_spec(zero, {"pci", "ib100", "star"}, SpecNaming::Options),
+                    "--nodes must be >= 1 (got 0)");
+  CHECK(kinds_error("pci", "opa") == "--intra must be one of: pcie, nvlink, nvswitch (got 'pci')");
+  CHECK(kinds_error("pci", "ib100", "star", SpecNaming::ClusterKeys) ==
+        "--cluster: intra must be one of: pcie, nvlink, nvswitch (got 'pci')");
+  const auto s = platform::resolve_cluster_spec(good(), {"nvswitch", "25gbe", "star"}, SpecNaming::Options);
+  CHECK(s.intra == platform::Intra::NvSwitch);
+  CHECK(s.inter == platform::Inter::Eth25G);
+  CHECK(s.topology == platform::Topology::Star);
+  CHECK(std::string(platform::to_string(platform::Topology::FatTree)) == "fat-tree");
+  CHECK(platform::intra_names(" | ") == "pcie | nvlink | nvswitch");
+  CHECK(platform::inter_names(", ") == "10gbe, 25gbe, ib56, ib100, ib200");
+  for (auto inter : {platform::Inter::Eth10G, platform::Inter::Eth25G, platform::Inter::Ib56, platform::Inter::Ib100,
+                     platform::Inter::Ib200}) // every NIC class is a link catalogue entry
+    CHECK(platform::nic_link(inter).name == platform::to_string(inter));
 }
 
 TEST_CASE("cluster spec: combinations the hardware does not have are rejected") {
-  CHECK(error_of([](auto& s) { s.gpu = "K80", s.intra = "pcie", s.gpus_per_node = 3; }) ==
+  CHECK(error_of([](auto& s) { s.gpu = "K80", s.intra = platform::Intra::Pcie, s.gpus_per_node = 3; }) ==
         "--gpu K80 needs an even --gpus-per-node (two GK210 GPUs per K80 board; got 3)");
   CHECK(error_of([](auto& s) { s.gpu = "P40"; }) ==
         "--intra nvlink (the DGX-1 hybrid cube-mesh) needs --gpu P100-SXM2 or V100-SXM2 (got 'P40')");
   CHECK(error_of([](auto& s) { s.gpus_per_node = 4; }) ==
         "--intra nvlink (the DGX-1 hybrid cube-mesh) needs --gpus-per-node 8 (got 4)");
-  CHECK(error_of([](auto& s) { s.intra = "nvswitch", s.gpu = "P100-SXM2"; }) ==
+  CHECK(error_of([](auto& s) { s.intra = platform::Intra::NvSwitch, s.gpu = "P100-SXM2"; }) ==
         "--intra nvswitch needs --gpu V100-SXM2 or A100-SXM4-40GB (got 'P100-SXM2')");
 }
 
 TEST_CASE("cluster spec: fat-tree options are checked, and refused without a fat-tree") {
   CHECK(error_of([](auto& s) { s.nodes_per_leaf = 2; }) == "--nodes-per-leaf needs --topology fat-tree");
   CHECK(error_of([](auto& s) { s.oversubscription = 2; }) == "--oversubscription needs --topology fat-tree");
-  CHECK(error_of([](auto& s) { s.topology = "fat-tree"; }) ==
+  CHECK(error_of([](auto& s) { s.topology = platform::Topology::FatTree; }) ==
         "--topology fat-tree needs --nodes-per-leaf >= 1 (got 0)");
-  CHECK(error_of([](auto& s) { s.topology = "fat-tree", s.nodes_per_leaf = 3; }) ==
+  CHECK(error_of([](auto& s) { s.topology = platform::Topology::FatTree, s.nodes_per_leaf = 3; }) ==
         "--nodes-per-leaf 3 does not divide --nodes 4");
-  CHECK(error_of([](auto& s) { s.topology = "fat-tree", s.nodes_per_leaf = 2, s.oversubscription = 0.5; }) ==
+  CHECK(error_of([](auto& s) { s.topology = platform::Topology::FatTree, s.nodes_per_leaf = 2, s.oversubscription = 0.5; }) ==
         "--oversubscription must be >= 1 (got 0.5)");
-  CHECK(error_of([](auto& s) { s.topology = "fat-tree", s.nodes_per_leaf = 2, s.oversubscription = 3; }) ==
+  CHECK(error_of([](auto& s) { s.topology = platform::Topology::FatTree, s.nodes_per_leaf = 2, s.oversubscription = 3; }) ==
         "(accepted)");
 }
 
@@ -157,7 +190,7 @@ TEST_CASE("node layout: DGX-1 P100 gives every GPU 4 NVLink 1.0 links") {
 TEST_CASE("node layout: K80 boards share a link, sockets are joined by QPI, NICs split the GPUs") {
   auto s = good();
   s.gpu = "K80";
-  s.intra = "pcie";
+  s.intra = platform::Intra::Pcie;
   s.nics_per_node = 4;
   const auto l = platform::build_node_layout(s);
   auto names = [&](int a, int b) {
@@ -185,7 +218,7 @@ TEST_CASE("cluster names sort in rank order, the fat-tree leaf uplink follows th
   std::sort(sorted.begin(), sorted.end(), natural_less);
   CHECK(sorted == ranks);
   auto s = good();
-  s.topology = "fat-tree";
+  s.topology = platform::Topology::FatTree;
   s.nodes_per_leaf = 2;
   s.nics_per_node = 4;
   s.oversubscription = 4;

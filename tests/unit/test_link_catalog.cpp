@@ -1,5 +1,7 @@
-// Unit tests of the link catalogue: the figures of ../shared/data/interconnects/README.md and NCCL's latency model.
+// Unit tests of the link catalogue: the figures of data/interconnects/README.md and NCCL's latency model.
 #include "common/error.hpp"
+#include "common/strings.hpp"
+#include "hardware/gpu_catalog.hpp"
 #include "hardware/link_catalog.hpp"
 
 #include <catch2/catch.hpp>
@@ -47,6 +49,37 @@ TEST_CASE("link catalogue: every class says where its bandwidth comes from") {
     if (measured)
       CHECK(c.bandwidth_source.find("interconnects/README.md") != std::string::npos);
   }
+}
+
+TEST_CASE("link catalogue: every cited file is in the repository's own data/") {
+  for (const auto& c : platform::link_catalog()) {
+    INFO(c.name << ": " << c.bandwidth_source);
+    CHECK(c.bandwidth_source.find("shared/") == std::string::npos);
+    const auto at = c.bandwidth_source.find("data/interconnects/README.md");
+    if (c.bandwidth_source.find("interconnects/README.md") != std::string::npos)
+      CHECK(at != std::string::npos);
+  }
+  CHECK(readable_file(DDLSIM_SOURCE_DIR "/data/interconnects/README.md"));
+}
+
+TEST_CASE("link catalogue: the PCIe constants are the catalogue's, every GPU's links are catalogued") {
+  CHECK(link_by_name("pcie3-x16").bandwidth_bytes_per_s == platform::kPcie3x16Bandwidth_bytes_per_s);
+  CHECK(platform::pcie_x16_link(3).name == "pcie3-x16");
+  CHECK(platform::pcie_x16_link(4).bandwidth_bytes_per_s == platform::kPcie4x16Bandwidth_bytes_per_s);
+  CHECK(platform::nvlink_link(2).name == "nvlink2");
+  CHECK_THROWS_AS(platform::nvlink_link(0), ConfigError);
+  for (const auto& gpu : platform::gpu_catalog()) {
+    INFO(gpu.name);
+    CHECK_NOTHROW(platform::pcie_x16_link(gpu.pcie_generation));
+    CHECK((gpu.nvlink_generation == 0) == (gpu.nvlink_links == 0));
+    if (gpu.nvlink_generation > 0)
+      CHECK_NOTHROW(platform::nvlink_link(gpu.nvlink_generation));
+    CHECK(gpu.gpus_per_board >= 1);
+    CHECK((gpu.gpus_per_board > 1) == !gpu.chip.empty());
+    CHECK(!gpu.interconnect_source.empty());
+  }
+  CHECK(platform::gpu_by_name("A100-SXM4-40GB").pcie_generation == 4);
+  CHECK(platform::gpu_by_name("K80").gpus_per_board == 2);
 }
 
 TEST_CASE("link catalogue: an unknown class is rejected with the known names") {

@@ -1,5 +1,6 @@
 // Unit tests: the roofline workload generator (closed forms, calibration residuals, errors) and the GPU catalogue.
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "workload/model_zoo.hpp"
 #include "workload/roofline.hpp"
@@ -88,7 +89,9 @@ TEST_CASE("every calibration point is reproduced within 5 %")
     INFO(p.model << " on " << p.gpu << " " << workload::precision_name(p.precision) << " batch " << p.batch
                  << ": measured " << p.samples_per_s << ", predicted " << predicted);
     CHECK(std::abs(residual) <= 0.05);
-    CHECK(p.source.find("shared/data/single-gpu-throughput/") == 0);
+    CHECK(p.source.find("data/single-gpu-throughput/") == 0);
+    const std::string file = p.source.substr(0, p.source.find(':'));
+    CHECK(readable_file(DDLSIM_SOURCE_DIR "/" + file));
   }
 }
 
