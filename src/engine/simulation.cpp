@@ -100,7 +100,9 @@ Setup open_platform(const std::string& platform_file, const std::optional<platfo
     check_config_syntax(cfg);
   g_engine_used = true;
 
-  std::vector<std::string> args = {"ddlsim", "--log=root.thresh:warning"};
+  // res_network warns, as the platform loads, of every link latency under surf/precision, negative ones too:
+  // check_resources() refuses negative ones in one line of its own (one under 1 ns now loads silently).
+  std::vector<std::string> args = {"ddlsim", "--log=root.thresh:warning", "--log=res_network.thresh:error"};
   std::vector<char*> argv;
   for (auto& a : args)
     argv.push_back(a.data());
