@@ -9,7 +9,10 @@
 namespace ddlsim::test {
 
 /** @brief |a - b| / |b|, the measure every closed-form check uses. */
-inline double relative_error(double a, double b) { return std::fabs(a - b) / std::fabs(b); }
+inline double relative_error(double a, double b)
+{
+  return std::fabs(a - b) / std::fabs(b);
+}
 
 /** @brief Runs `iterations` iterations on `platform` with every GPU host, without the single-GPU baseline. */
 inline engine::SimulationOutput run(const std::string& platform, const proto::Workload& w, dag::Schedule schedule,

@@ -45,7 +45,10 @@ void check_ring_messages(int p, collectives::Fidelity fidelity, std::uint64_t ex
   }
 }
 
-constexpr std::uint64_t message_level(int p) { return 2 * static_cast<std::uint64_t>(p - 1); }
+constexpr std::uint64_t message_level(int p)
+{
+  return 2 * static_cast<std::uint64_t>(p - 1);
+}
 
 } // namespace
 

@@ -15,7 +15,8 @@ using platform::SpecNaming;
 
 namespace {
 
-ClusterSpec good() {
+ClusterSpec good()
+{
   ClusterSpec s;
   s.nodes = 4;
   s.gpus_per_node = 8;
@@ -25,7 +26,9 @@ ClusterSpec good() {
   return s;
 }
 
-template <typename Edit> std::string error_of(Edit edit, SpecNaming naming = SpecNaming::Options) {
+template <typename Edit>
+std::string error_of(Edit edit, SpecNaming naming = SpecNaming::Options)
+{
   ClusterSpec s = good();
   edit(s);
   try {
@@ -37,7 +40,8 @@ template <typename Edit> std::string error_of(Edit edit, SpecNaming naming = Spe
 }
 
 /** Sum of the bandwidths of the links of layout route a -> b (a < b) whose class is `cls`. */
-double total_bandwidth(const platform::NodeLayout& l, int gpu, const std::string& cls) {
+double total_bandwidth(const platform::NodeLayout& l, int gpu, const std::string& cls)
+{
   double sum = 0;
   for (const auto& link : l.links)
     if (link.link_class == cls &&
@@ -49,15 +53,16 @@ double total_bandwidth(const platform::NodeLayout& l, int gpu, const std::string
 
 } // namespace
 
-TEST_CASE("cluster spec: a valid description passes") {
+TEST_CASE("cluster spec: a valid description passes")
+{
   CHECK_NOTHROW(platform::validate(good(), SpecNaming::Options));
 }
 
-TEST_CASE("cluster spec: every bad field is rejected with a message naming it") {
+TEST_CASE("cluster spec: every bad field is rejected with a message naming it")
+{
   CHECK(error_of([](auto& s) { s.nodes = 0; }) == "--nodes must be >= 1 (got 0)");
   CHECK(error_of([](auto& s) { s.gpus_per_node = -2; }) == "--gpus-per-node must be >= 1 (got -2)");
-  CHECK(error_of([](auto& s) { s.gpu = "Z80"; }) ==
-        "--gpu: unknown GPU 'Z80' (known: " + platform::known_gpus() + ")");
+  CHECK(error_of([](auto& s) { s.gpu = "Z80"; }) == "--gpu: unknown GPU 'Z80' (known: " + platform::known_gpus() + ")");
   CHECK(error_of([](auto& s) { s.intra = "pci"; }) == "--intra must be one of: pcie, nvlink, nvswitch (got 'pci')");
   CHECK(error_of([](auto& s) { s.inter = "ib400"; }) ==
         "--inter must be one of: 10gbe, 25gbe, ib56, ib100, ib200 (got 'ib400')");
@@ -67,7 +72,8 @@ TEST_CASE("cluster spec: every bad field is rejected with a message naming it") 
   CHECK(error_of([](auto& s) { s.topology = "torus"; }) == "--topology must be one of: star, fat-tree (got 'torus')");
 }
 
-TEST_CASE("cluster spec: combinations the hardware does not have are rejected") {
+TEST_CASE("cluster spec: combinations the hardware does not have are rejected")
+{
   CHECK(error_of([](auto& s) { s.gpu = "K80", s.intra = "pcie", s.gpus_per_node = 3; }) ==
         "--gpu K80 needs an even --gpus-per-node (two GK210 GPUs per K80 board; got 3)");
   CHECK(error_of([](auto& s) { s.gpu = "P40"; }) ==
@@ -78,7 +84,8 @@ TEST_CASE("cluster spec: combinations the hardware does not have are rejected") 
         "--intra nvswitch needs --gpu V100-SXM2 or A100-SXM4-40GB (got 'P100-SXM2')");
 }
 
-TEST_CASE("cluster spec: fat-tree options are checked, and refused without a fat-tree") {
+TEST_CASE("cluster spec: fat-tree options are checked, and refused without a fat-tree")
+{
   CHECK(error_of([](auto& s) { s.nodes_per_leaf = 2; }) == "--nodes-per-leaf needs --topology fat-tree");
   CHECK(error_of([](auto& s) { s.oversubscription = 2; }) == "--oversubscription needs --topology fat-tree");
   CHECK(error_of([](auto& s) { s.topology = "fat-tree"; }) ==
@@ -91,13 +98,15 @@ TEST_CASE("cluster spec: fat-tree options are checked, and refused without a fat
         "(accepted)");
 }
 
-TEST_CASE("cluster spec: the inline form names keys, not options") {
+TEST_CASE("cluster spec: the inline form names keys, not options")
+{
   CHECK(error_of([](auto& s) { s.nodes = 0; }, SpecNaming::ClusterKeys) == "--cluster: nodes must be >= 1 (got 0)");
   CHECK(error_of([](auto& s) { s.nics_per_node = 3; }, SpecNaming::ClusterKeys) ==
         "--cluster: nics-per-node 3 does not divide gpus-per-node 8 (every NIC serves the same number of GPUs)");
 }
 
-TEST_CASE("cluster string: parsed, every key checked, printed back") {
+TEST_CASE("cluster string: parsed, every key checked, printed back")
+{
   const auto s = platform::parse_cluster_string(
       "nodes=8,gpus-per-node=4,gpu=P40,intra=pcie,inter=25gbe,nics-per-node=2,topology=fat-tree,nodes-per-leaf=4,"
       "oversubscription=1.5");
@@ -128,7 +137,8 @@ TEST_CASE("cluster string: parsed, every key checked, printed back") {
                     "--cluster: nodes must be >= 1 (got 0)");
 }
 
-TEST_CASE("node layout: DGX-1 V100 gives every GPU 6 NVLink 2.0 links, non-neighbours take two hops") {
+TEST_CASE("node layout: DGX-1 V100 gives every GPU 6 NVLink 2.0 links, non-neighbours take two hops")
+{
   const auto l = platform::build_node_layout(good());
   const double link = platform::link_by_name("nvlink2").bandwidth_bytes_per_s;
   int direct_pairs = 0;
@@ -146,7 +156,8 @@ TEST_CASE("node layout: DGX-1 V100 gives every GPU 6 NVLink 2.0 links, non-neigh
   CHECK(direct_pairs == 16); // 6 pairs inside each quad, plus 4 GPU i <-> GPU i^4
 }
 
-TEST_CASE("node layout: DGX-1 P100 gives every GPU 4 NVLink 1.0 links") {
+TEST_CASE("node layout: DGX-1 P100 gives every GPU 4 NVLink 1.0 links")
+{
   auto s = good();
   s.gpu = "P100-SXM2";
   const auto l = platform::build_node_layout(s);
@@ -154,7 +165,8 @@ TEST_CASE("node layout: DGX-1 P100 gives every GPU 4 NVLink 1.0 links") {
     CHECK(total_bandwidth(l, g, "nvlink1") == Approx(4 * 18.3e9).epsilon(1e-12));
 }
 
-TEST_CASE("node layout: K80 boards share a link, sockets are joined by QPI, NICs split the GPUs") {
+TEST_CASE("node layout: K80 boards share a link, sockets are joined by QPI, NICs split the GPUs")
+{
   auto s = good();
   s.gpu = "K80";
   s.intra = "pcie";
@@ -176,7 +188,8 @@ TEST_CASE("node layout: K80 boards share a link, sockets are joined by QPI, NICs
   CHECK(names(l.cpu(), l.gateway()) == std::vector<std::string>{"nic0+"});
 }
 
-TEST_CASE("cluster names sort in rank order, the fat-tree leaf uplink follows the oversubscription") {
+TEST_CASE("cluster names sort in rank order, the fat-tree leaf uplink follows the oversubscription")
+{
   std::vector<std::string> ranks;
   for (int n = 0; n < 12; ++n)
     for (int g = 0; g < 10; ++g)

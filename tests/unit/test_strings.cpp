@@ -1,6 +1,6 @@
 // Unit tests: checked parsing, natural order, unit formatting.
-#include "common/error.hpp"
 #include "common/algorithm_spec.hpp"
+#include "common/error.hpp"
 #include "common/strings.hpp"
 
 #include <catch2/catch.hpp>
@@ -50,5 +50,6 @@ TEST_CASE("size switches parse into both algorithms and the threshold in bytes")
   CHECK(sw->threshold_bytes == 8192);
   CHECK(sw->large == "hd");
   CHECK_FALSE(parse_size_switch("ring").has_value());
-  CHECK_THROWS_WITH(parse_size_switch("rd<=8XB,hd"), Catch::Matchers::StartsWith("--algorithm rd<=8XB,hd: unknown byte unit 'XB'"));
+  CHECK_THROWS_WITH(parse_size_switch("rd<=8XB,hd"),
+                    Catch::Matchers::StartsWith("--algorithm rd<=8XB,hd: unknown byte unit 'XB'"));
 }
