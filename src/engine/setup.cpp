@@ -51,7 +51,9 @@ void check_resources(const sg4::Engine& engine, const std::string& platform_file
 
 std::unique_ptr<sg4::Engine> make_engine()
 {
-  std::vector<std::string> args = {"ddlsim", "--log=root.thresh:warning"};
+  // res_network warns, as the platform loads, of every link latency under surf/precision, negative ones too:
+  // check_resources() refuses negative ones in one line of its own (one under 1 ns now loads silently).
+  std::vector<std::string> args = {"ddlsim", "--log=root.thresh:warning", "--log=res_network.thresh:error"};
   std::vector<char*> argv;
   for (auto& a : args)
     argv.push_back(a.data());

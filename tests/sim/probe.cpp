@@ -18,7 +18,8 @@ namespace sg4 = simgrid::s4u;
 namespace ddlsim::test {
 namespace {
 
-std::unique_ptr<sg4::Engine> make_engine() {
+std::unique_ptr<sg4::Engine> make_engine()
+{
   static char name[] = "probe";
   static char log[] = "--log=root.thresh:warning";
   static char* argv[] = {name, log, nullptr};
@@ -28,23 +29,27 @@ std::unique_ptr<sg4::Engine> make_engine() {
 
 } // namespace
 
-void ProbeEngine::configure() {
+void ProbeEngine::configure()
+{
   engine_ = make_engine();
   for (const auto& cfg : engine::default_simgrid_config())
     sg4::Engine::set_config(cfg);
 }
 
-ProbeEngine::ProbeEngine(const std::string& platform_file) {
+ProbeEngine::ProbeEngine(const std::string& platform_file)
+{
   configure();
   engine_->load_platform(platform_file);
 }
 
-ProbeEngine::ProbeEngine(const platform::ClusterSpec& spec) {
+ProbeEngine::ProbeEngine(const platform::ClusterSpec& spec)
+{
   configure();
   platform::build_cluster(spec);
 }
 
-std::vector<std::string> ProbeEngine::gpu_hosts() const {
+std::vector<std::string> ProbeEngine::gpu_hosts() const
+{
   std::vector<std::string> names;
   for (auto* h : engine_->get_all_hosts())
     if (h->get_property("gpu") != nullptr)
@@ -53,7 +58,8 @@ std::vector<std::string> ProbeEngine::gpu_hosts() const {
   return names;
 }
 
-double ProbeEngine::route_latency_s(const std::string& src, const std::string& dst) const {
+double ProbeEngine::route_latency_s(const std::string& src, const std::string& dst) const
+{
   std::vector<sg4::Link*> links;
   double latency = 0;
   sg4::Host::by_name(src)->route_to(sg4::Host::by_name(dst), links, &latency);
@@ -62,7 +68,8 @@ double ProbeEngine::route_latency_s(const std::string& src, const std::string& d
   return latency;
 }
 
-std::vector<std::string> ProbeEngine::route_links(const std::string& src, const std::string& dst) const {
+std::vector<std::string> ProbeEngine::route_links(const std::string& src, const std::string& dst) const
+{
   std::vector<sg4::Link*> links;
   double latency = 0;
   sg4::Host::by_name(src)->route_to(sg4::Host::by_name(dst), links, &latency);
@@ -72,7 +79,8 @@ std::vector<std::string> ProbeEngine::route_links(const std::string& src, const 
   return names;
 }
 
-std::vector<double> ProbeEngine::run(const std::vector<std::vector<Transfer>>& steps) {
+std::vector<double> ProbeEngine::run(const std::vector<std::vector<Transfer>>& steps)
+{
   std::vector<double> durations;
   sg4::Actor::create("probe-driver", engine_->get_all_hosts().front(), [&] {
     int id = 0;

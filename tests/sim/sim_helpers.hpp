@@ -9,7 +9,10 @@
 namespace ddlsim::test {
 
 /** @brief |a - b| / |b|, the measure every closed-form check uses. */
-inline double relative_error(double a, double b) { return std::fabs(a - b) / std::fabs(b); }
+inline double relative_error(double a, double b)
+{
+  return std::fabs(a - b) / std::fabs(b);
+}
 
 /** @brief A simulation's output with the DAG it ran. */
 struct RunResult : engine::SimulationOutput {

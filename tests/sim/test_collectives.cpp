@@ -61,27 +61,63 @@ collectives::CollectiveOptions costly()
 
 } // namespace
 
-TEST_CASE("ring with per-message overhead and reduction cost, P = 8, equals its closed form") { check("ring", 8, costly()); }
-TEST_CASE("ring, P = 5 (any P, no fold), equals its closed form") { check("ring", 5, {}, {5000, 5 << 20, 60 << 20}); }
+TEST_CASE("ring with per-message overhead and reduction cost, P = 8, equals its closed form")
+{
+  check("ring", 8, costly());
+}
+TEST_CASE("ring, P = 5 (any P, no fold), equals its closed form")
+{
+  check("ring", 5, {}, {5000, 5 << 20, 60 << 20});
+}
 
-TEST_CASE("recursive doubling, P = 2, equals its closed form") { check("rd", 2); }
-TEST_CASE("recursive doubling, P = 8, with overhead and reduction cost, equals its closed form") { check("rd", 8, costly()); }
-TEST_CASE("recursive doubling, P = 16, equals its closed form") { check("rd", 16); }
-TEST_CASE("recursive doubling, P = 6 (not a power of two), equals its closed form") { check("rd", 6, costly()); }
+TEST_CASE("recursive doubling, P = 2, equals its closed form")
+{
+  check("rd", 2);
+}
+TEST_CASE("recursive doubling, P = 8, with overhead and reduction cost, equals its closed form")
+{
+  check("rd", 8, costly());
+}
+TEST_CASE("recursive doubling, P = 16, equals its closed form")
+{
+  check("rd", 16);
+}
+TEST_CASE("recursive doubling, P = 6 (not a power of two), equals its closed form")
+{
+  check("rd", 6, costly());
+}
 
-TEST_CASE("halving-doubling, P = 2, equals its closed form") { check("hd", 2); }
-TEST_CASE("halving-doubling, P = 4, equals its closed form") { check("hd", 4); }
-TEST_CASE("halving-doubling, P = 16, with overhead and reduction cost, equals its closed form") { check("hd", 16, costly()); }
-TEST_CASE("halving-doubling, P = 12 (not a power of two), equals its closed form") { check("hd", 12, costly()); }
+TEST_CASE("halving-doubling, P = 2, equals its closed form")
+{
+  check("hd", 2);
+}
+TEST_CASE("halving-doubling, P = 4, equals its closed form")
+{
+  check("hd", 4);
+}
+TEST_CASE("halving-doubling, P = 16, with overhead and reduction cost, equals its closed form")
+{
+  check("hd", 16, costly());
+}
+TEST_CASE("halving-doubling, P = 12 (not a power of two), equals its closed form")
+{
+  check("hd", 12, costly());
+}
 
-TEST_CASE("pipelined tree, P = 2, equals its recurrence") { check("tree", 2); }
+TEST_CASE("pipelined tree, P = 2, equals its recurrence")
+{
+  check("tree", 2);
+}
 TEST_CASE("pipelined tree, P = 7 (full tree), 256 KiB chunks, equals its recurrence")
 {
   collectives::CollectiveOptions o = costly();
   o.chunk_bytes = 256 << 10;
   check("tree", 7, o);
 }
-TEST_CASE("pipelined tree, P = 16, equals its recurrence") { check("tree", 16); }
+TEST_CASE("pipelined tree, P = 16, equals its recurrence")
+{
+  check("tree", 16);
+}
 
 TEST_CASE("the size switch runs the small algorithm up to its threshold and the large one above")
 {
@@ -232,8 +268,14 @@ void check_ps_incast(int workers)
 
 } // namespace
 
-TEST_CASE("parameter server, 1 dedicated server, P = 2: the same linear closed form") { check_ps_incast(2); }
-TEST_CASE("parameter server, 1 dedicated server, P = 16: the same linear closed form") { check_ps_incast(16); }
+TEST_CASE("parameter server, 1 dedicated server, P = 2: the same linear closed form")
+{
+  check_ps_incast(2);
+}
+TEST_CASE("parameter server, 1 dedicated server, P = 16: the same linear closed form")
+{
+  check_ps_incast(16);
+}
 
 TEST_CASE("double binary tree, P = 7 (odd): still between the two bounds, every byte moved")
 {

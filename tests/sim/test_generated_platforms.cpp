@@ -16,13 +16,15 @@ namespace {
 
 const double S = 1e8;
 
-void check_time(double simulated, double expected) {
+void check_time(double simulated, double expected)
+{
   INFO("simulated " << simulated << " s, expected " << expected << " s");
   CHECK(test::relative_error(simulated, expected) < 1e-9);
 }
 
 /** Every GPU pair: inside a node, the latency of the layout's route; across nodes 9.6 us (NCCL network hop). */
-void check_route_latencies(test::ProbeEngine& p, const platform::ClusterSpec& spec) {
+void check_route_latencies(test::ProbeEngine& p, const platform::ClusterSpec& spec)
+{
   const auto layout = platform::build_node_layout(spec);
   const auto hosts = p.gpu_hosts();
   REQUIRE(hosts.size() == static_cast<std::size_t>(spec.nodes * spec.gpus_per_node));
@@ -44,7 +46,8 @@ void check_route_latencies(test::ProbeEngine& p, const platform::ClusterSpec& sp
 }
 
 platform::ClusterSpec spec(int nodes, int gpus, const std::string& gpu, const std::string& intra,
-                           const std::string& inter) {
+                           const std::string& inter)
+{
   platform::ClusterSpec s;
   s.nodes = nodes;
   s.gpus_per_node = gpus;
@@ -54,7 +57,8 @@ platform::ClusterSpec spec(int nodes, int gpus, const std::string& gpu, const st
 
 } // namespace
 
-TEST_CASE("generated in memory, 2 x 4 P40 over FDR: routes, intra-node, inter-node, a shared NIC") {
+TEST_CASE("generated in memory, 2 x 4 P40 over FDR: routes, intra-node, inter-node, a shared NIC")
+{
   const auto s = spec(2, 4, "P40", "pcie", "ib56");
   test::ProbeEngine p(s);
   check_route_latencies(p, s);
@@ -66,7 +70,8 @@ TEST_CASE("generated in memory, 2 x 4 P40 over FDR: routes, intra-node, inter-no
   check_time(t[2], 9.6e-6 + 2 * S / 6.03e9);
 }
 
-TEST_CASE("generated in memory, 2 x 8 K80 over 25GbE with 2 NICs: board, socket, inter-node, NIC sharing") {
+TEST_CASE("generated in memory, 2 x 8 K80 over 25GbE with 2 NICs: board, socket, inter-node, NIC sharing")
+{
   auto s = spec(2, 8, "K80", "pcie", "25gbe");
   s.nics_per_node = 2;
   test::ProbeEngine p(s);
@@ -83,7 +88,8 @@ TEST_CASE("generated in memory, 2 x 8 K80 over 25GbE with 2 NICs: board, socket,
   check_time(t[4], 5.7e-6 + 2 * S / 15.754e9); // both GK210 of board 0 share its link
 }
 
-TEST_CASE("generated in memory, 2 x 8 A100 over NVSwitch and HDR: routes, NVSwitch, HDR") {
+TEST_CASE("generated in memory, 2 x 8 A100 over NVSwitch and HDR: routes, NVSwitch, HDR")
+{
   auto s = spec(2, 8, "A100-SXM4-40GB", "nvswitch", "ib200");
   s.nics_per_node = 8;
   test::ProbeEngine p(s);
@@ -96,7 +102,8 @@ TEST_CASE("generated in memory, 2 x 8 A100 over NVSwitch and HDR: routes, NVSwit
   check_time(t[2], 9.6e-6 + S / 24e9);      // one HDR NIC per GPU (behind PCIe 4.0, 31.5 GB/s): nothing shared
 }
 
-TEST_CASE("generated in memory, fat-tree 4 nodes, 2 per leaf, 2:1 oversubscribed: cross-leaf flows share the uplink") {
+TEST_CASE("generated in memory, fat-tree 4 nodes, 2 per leaf, 2:1 oversubscribed: cross-leaf flows share the uplink")
+{
   auto s = spec(4, 2, "V100-PCIe", "pcie", "ib100");
   s.topology = platform::Topology::FatTree;
   s.nodes_per_leaf = 2;
@@ -112,7 +119,8 @@ TEST_CASE("generated in memory, fat-tree 4 nodes, 2 per leaf, 2:1 oversubscribed
   check_time(t[2], 9.6e-6 + 2 * S / 12.2e9); // two flows share leaf 0's uplink
 }
 
-TEST_CASE("generated XML, fat-tree 4 nodes, 2 per leaf, 2:1: the same probes as in memory") {
+TEST_CASE("generated XML, fat-tree 4 nodes, 2 per leaf, 2:1: the same probes as in memory")
+{
   auto s = spec(4, 2, "V100-PCIe", "pcie", "ib100");
   s.topology = platform::Topology::FatTree;
   s.nodes_per_leaf = 2;
@@ -133,7 +141,8 @@ TEST_CASE("generated XML, fat-tree 4 nodes, 2 per leaf, 2:1: the same probes as 
   check_time(t[2], 9.6e-6 + 2 * S / 12.2e9);
 }
 
-TEST_CASE("generated in memory, 1024 nodes x 2 GPUs in a fat-tree: it builds and routes") {
+TEST_CASE("generated in memory, 1024 nodes x 2 GPUs in a fat-tree: it builds and routes")
+{
   auto s = spec(1024, 2, "V100-PCIe", "pcie", "ib100");
   s.topology = platform::Topology::FatTree;
   s.nodes_per_leaf = 32;

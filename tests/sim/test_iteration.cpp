@@ -129,8 +129,9 @@ TEST_CASE("the single-GPU baseline runs first on rank 0's host and sees the comp
 
 TEST_CASE("a platform host whose speed contradicts the GPU catalogue is rejected")
 {
-  CHECK_THROWS_WITH(test::run(toy_platform(2, 11e12, "P40"), toy(), dag::Schedule::Wfbp),
-                    Catch::Matchers::Contains("host 'gpu0': speed 1.1e+13 flop/s differs from the P40 catalogue speed"));
+  CHECK_THROWS_WITH(
+      test::run(toy_platform(2, 11e12, "P40"), toy(), dag::Schedule::Wfbp),
+      Catch::Matchers::Contains("host 'gpu0': speed 1.1e+13 flop/s differs from the P40 catalogue speed"));
 }
 
 TEST_CASE("the reduction cost delays aggregation only: backward keeps its time under wfbp")

@@ -17,12 +17,14 @@ const double kPcieBw = 15.754e9, kPcieRoute = 5.7e-6;
 const double kNetRoute = 9.6e-6;
 const double kNvlinkHop = 3.4e-6;
 
-std::string preset(const std::string& name) {
+std::string preset(const std::string& name)
+{
   return DDLSIM_SOURCE_DIR "/platforms/" + name;
 }
 
 /** Every ordered pair of GPU hosts has a route of at least one link and a latency within (0, max_latency]. */
-void check_all_routes(test::ProbeEngine& p, std::size_t gpus, double max_latency_s) {
+void check_all_routes(test::ProbeEngine& p, std::size_t gpus, double max_latency_s)
+{
   const auto hosts = p.gpu_hosts();
   REQUIRE(hosts.size() == gpus);
   for (const auto& a : hosts)
@@ -35,14 +37,16 @@ void check_all_routes(test::ProbeEngine& p, std::size_t gpus, double max_latency
       }
 }
 
-void check_time(double simulated, double expected) {
+void check_time(double simulated, double expected)
+{
   INFO("simulated " << simulated << " s, expected " << expected << " s");
   CHECK(test::relative_error(simulated, expected) < 1e-9);
 }
 
 } // namespace
 
-TEST_CASE("preset p40-4x4-ib56: routes, intra-node, inter-node and a shared NIC") {
+TEST_CASE("preset p40-4x4-ib56: routes, intra-node, inter-node and a shared NIC")
+{
   test::ProbeEngine p(preset("p40-4x4-ib56.xml"));
   check_all_routes(p, 16, kNetRoute);
   const auto t = p.run({{{"node0-gpu0", "node0-gpu1", S}},
@@ -53,7 +57,8 @@ TEST_CASE("preset p40-4x4-ib56: routes, intra-node, inter-node and a shared NIC"
   check_time(t[2], kNetRoute + 2 * S / 6.03e9); // both flows cross node0's one FDR NIC: half each
 }
 
-TEST_CASE("preset p40-4x4-10gbe: routes, intra-node, inter-node and a shared NIC") {
+TEST_CASE("preset p40-4x4-10gbe: routes, intra-node, inter-node and a shared NIC")
+{
   test::ProbeEngine p(preset("p40-4x4-10gbe.xml"));
   check_all_routes(p, 16, kNetRoute);
   const auto t = p.run({{{"node2-gpu3", "node2-gpu0", S}},
@@ -64,7 +69,8 @@ TEST_CASE("preset p40-4x4-10gbe: routes, intra-node, inter-node and a shared NIC
   check_time(t[2], kNetRoute + 2 * S / 1.25e9);
 }
 
-TEST_CASE("preset k80-pcie-8gpu: intra-board, cross-board, cross-socket, and a shared board link") {
+TEST_CASE("preset k80-pcie-8gpu: intra-board, cross-board, cross-socket, and a shared board link")
+{
   test::ProbeEngine p(preset("k80-pcie-8gpu.xml"));
   check_all_routes(p, 8, kPcieRoute);
   CHECK(p.route_links("node0-gpu0", "node0-gpu1") ==
@@ -89,7 +95,8 @@ TEST_CASE("preset k80-pcie-8gpu: intra-board, cross-board, cross-socket, and a s
   check_time(t[5], kPcieRoute + 4 * S / kPcieBw); // four flows share socket 0's switch uplink
 }
 
-TEST_CASE("preset k80-4x8-ib56: routes, inter-node from either socket, and the shared NIC") {
+TEST_CASE("preset k80-4x8-ib56: routes, inter-node from either socket, and the shared NIC")
+{
   test::ProbeEngine p(preset("k80-4x8-ib56.xml"));
   check_all_routes(p, 32, kNetRoute);
   const auto t = p.run({{{"node0-gpu0", "node1-gpu0", S}},
@@ -100,7 +107,8 @@ TEST_CASE("preset k80-4x8-ib56: routes, inter-node from either socket, and the s
   check_time(t[2], kNetRoute + 2 * S / 6.03e9);
 }
 
-TEST_CASE("preset k80-4x8-10gbe: routes, intra-board, inter-node and the shared NIC") {
+TEST_CASE("preset k80-4x8-10gbe: routes, intra-board, inter-node and the shared NIC")
+{
   test::ProbeEngine p(preset("k80-4x8-10gbe.xml"));
   check_all_routes(p, 32, kNetRoute);
   const auto t = p.run({{{"node1-gpu4", "node1-gpu5", S}},
@@ -111,7 +119,8 @@ TEST_CASE("preset k80-4x8-10gbe: routes, intra-board, inter-node and the shared 
   check_time(t[2], kNetRoute + 2 * S / 1.25e9);
 }
 
-TEST_CASE("preset v100-dgx1-nvlink: one- and two-link pairs, a two-hop pair, a GPU to the CPU host") {
+TEST_CASE("preset v100-dgx1-nvlink: one- and two-link pairs, a two-hop pair, a GPU to the CPU host")
+{
   test::ProbeEngine p(preset("v100-dgx1-nvlink.xml"));
   check_all_routes(p, 8, 2 * kNvlinkHop);
   // Each GPU has 6 NVLink 2.0 links: the DGX-1 hybrid cube-mesh.
@@ -129,7 +138,8 @@ TEST_CASE("preset v100-dgx1-nvlink: one- and two-link pairs, a two-hop pair, a G
   check_time(t[4], kPcieRoute / 2 + S / kPcieBw); // its own x16 link, its switch's uplink, QPI
 }
 
-TEST_CASE("preset v100-4x8-ib100: routes, NVLink inside, EDR across, the one NIC shared") {
+TEST_CASE("preset v100-4x8-ib100: routes, NVLink inside, EDR across, the one NIC shared")
+{
   test::ProbeEngine p(preset("v100-4x8-ib100.xml"));
   check_all_routes(p, 32, kNetRoute);
   const auto t = p.run({{{"node3-gpu2", "node3-gpu3", S}},

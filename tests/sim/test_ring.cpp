@@ -34,11 +34,26 @@ void check_ring(int p, std::uint64_t bytes)
 
 } // namespace
 
-TEST_CASE("ring allreduce, P = 2, 100 MB: simulated time equals the closed form to 1e-9") { check_ring(2, 100000000); }
-TEST_CASE("ring allreduce, P = 4, 100 MB: simulated time equals the closed form to 1e-9") { check_ring(4, 100000000); }
-TEST_CASE("ring allreduce, P = 8, 100 MB: simulated time equals the closed form to 1e-9") { check_ring(8, 100000000); }
-TEST_CASE("ring allreduce, P = 16, 100 MB: simulated time equals the closed form to 1e-9") { check_ring(16, 100000000); }
-TEST_CASE("ring allreduce, P = 3, 3 MB: simulated time equals the closed form to 1e-9") { check_ring(3, 3000000); }
+TEST_CASE("ring allreduce, P = 2, 100 MB: simulated time equals the closed form to 1e-9")
+{
+  check_ring(2, 100000000);
+}
+TEST_CASE("ring allreduce, P = 4, 100 MB: simulated time equals the closed form to 1e-9")
+{
+  check_ring(4, 100000000);
+}
+TEST_CASE("ring allreduce, P = 8, 100 MB: simulated time equals the closed form to 1e-9")
+{
+  check_ring(8, 100000000);
+}
+TEST_CASE("ring allreduce, P = 16, 100 MB: simulated time equals the closed form to 1e-9")
+{
+  check_ring(16, 100000000);
+}
+TEST_CASE("ring allreduce, P = 3, 3 MB: simulated time equals the closed form to 1e-9")
+{
+  check_ring(3, 3000000);
+}
 TEST_CASE("ring allreduce, P = 16, 4 KiB (latency-bound): simulated time equals the closed form to 1e-9")
 {
   check_ring(16, 4096);

@@ -53,9 +53,9 @@ int compare(const gp::Message& a, const gp::Message& b, const std::string& prefi
     for (int k = 0; k < n; ++k) {
       const std::string where = f->is_repeated() ? name + "[" + std::to_string(k) + "]" : name;
       if (f->cpp_type() == gp::FieldDescriptor::CPPTYPE_MESSAGE) {
-        differences += compare(f->is_repeated() ? ra->GetRepeatedMessage(a, f, k) : ra->GetMessage(a, f),
-                               f->is_repeated() ? rb->GetRepeatedMessage(b, f, k) : rb->GetMessage(b, f),
-                               where + ".", tol);
+        differences +=
+            compare(f->is_repeated() ? ra->GetRepeatedMessage(a, f, k) : ra->GetMessage(a, f),
+                    f->is_repeated() ? rb->GetRepeatedMessage(b, f, k) : rb->GetMessage(b, f), where + ".", tol);
       } else if (f->cpp_type() == gp::FieldDescriptor::CPPTYPE_DOUBLE) {
         const double x = f->is_repeated() ? ra->GetRepeatedDouble(a, f, k) : ra->GetDouble(a, f);
         const double y = f->is_repeated() ? rb->GetRepeatedDouble(b, f, k) : rb->GetDouble(b, f);

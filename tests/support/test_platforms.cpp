@@ -95,12 +95,14 @@ std::string write_nvlink_ib_platform()
     const std::string node = "node" + std::to_string(n);
     x << "    <zone id=\"" << node << "\" routing=\"Full\">\n";
     for (int g = 0; g < 4; ++g)
-      x << "      <host id=\"" << node << "-gpu" << g << "\" speed=\"15.7Tf\"><prop id=\"gpu\" value=\"V100-SXM2\"/></host>\n";
+      x << "      <host id=\"" << node << "-gpu" << g
+        << "\" speed=\"15.7Tf\"><prop id=\"gpu\" value=\"V100-SXM2\"/></host>\n";
     x << "      <router id=\"" << node << "-nic\"/>\n";
     for (int g = 0; g < 4; ++g)
       x << "      <link id=\"" << node << "-pcie" << g
         << "\" bandwidth=\"15.754GBps\" latency=\"2.85us\" sharing_policy=\"SPLITDUPLEX\"/>\n";
-    x << "      <link id=\"" << node << "-ib\" bandwidth=\"12.2GBps\" latency=\"1.95us\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+    x << "      <link id=\"" << node
+      << "-ib\" bandwidth=\"12.2GBps\" latency=\"1.95us\" sharing_policy=\"SPLITDUPLEX\"/>\n";
     for (int i = 0; i < 4; ++i) // links before routes, as the DTD wants
       for (int j = i + 1; j < 4; ++j)
         x << "      <link id=\"" << node << "-nvl" << i << j

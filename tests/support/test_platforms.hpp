@@ -13,9 +13,9 @@ struct StarSpec {
   int hosts = 2;
   double link_bytes_per_s = 1e9;
   double link_latency_s = 1e-6;
-  double speed_flops = 12e12;   ///< host speed
-  std::string gpu = "P40";      ///< gpu property
-  int extra_hosts = 0;          ///< hosts "srv0", "srv1", ... without the gpu property, on the same star
+  double speed_flops = 12e12; ///< host speed
+  std::string gpu = "P40";    ///< gpu property
+  int extra_hosts = 0;        ///< hosts "srv0", "srv1", ... without the gpu property, on the same star
 };
 
 /** @brief Writes the star platform as SimGrid XML into a fresh temporary file and returns its path. */

@@ -71,7 +71,8 @@ TEST_CASE("validation errors name the source, the field and the value")
   CHECK_THROWS_WITH(parse_workload(with("name: \"pool\" ", ""), f), "w.textproto: layer 1: missing name");
   CHECK_THROWS_WITH(parse_workload(with("schema_version: 1", "schema_version: 2"), f),
                     "w.textproto: schema_version must be 1 (got 2)");
-  CHECK_THROWS_WITH(parse_workload(with("schema_version: 1\n", ""), f), "w.textproto: schema_version must be 1 (got 0)");
+  CHECK_THROWS_WITH(parse_workload(with("schema_version: 1\n", ""), f),
+                    "w.textproto: schema_version must be 1 (got 0)");
   CHECK_THROWS_WITH(parse_workload(with("model: \"toy\"", ""), f), "w.textproto: model: missing model name");
   CHECK_THROWS_WITH(parse_workload(with("batch_size_per_gpu: 16", ""), f),
                     "w.textproto: batch_size_per_gpu must be > 0 (got 0)");
@@ -82,7 +83,8 @@ TEST_CASE("validation errors name the source, the field and the value")
 TEST_CASE("a workload without layers is rejected")
 {
   const std::string none = "schema_version: 1 model: \"x\" batch_size_per_gpu: 1 reference_gpu: \"P40\"";
-  CHECK_THROWS_WITH(parse_workload(none, "w.textproto"), "w.textproto: layers: a workload needs at least one layer (got 0)");
+  CHECK_THROWS_WITH(parse_workload(none, "w.textproto"),
+                    "w.textproto: layers: a workload needs at least one layer (got 0)");
 }
 
 TEST_CASE("unknown fields are errors, in text format with their line")
@@ -132,8 +134,8 @@ TEST_CASE("every shipped model x GPU workload loads and carries its model's fp32
   const char* const batches[] = {"b1024", "b64", "b32"};
   for (int m = 0; m < 3; ++m)
     for (const char* gpu : gpus) {
-      const std::string file = std::string(DDLSIM_SOURCE_DIR "/workloads/") + models[m].first + "-" + gpu + "-" +
-                               batches[m] + ".textproto";
+      const std::string file =
+          std::string(DDLSIM_SOURCE_DIR "/workloads/") + models[m].first + "-" + gpu + "-" + batches[m] + ".textproto";
       INFO(file);
       const auto w = workload::load_workload(file);
       CHECK(w.model() == models[m].first);
