@@ -2,6 +2,7 @@
 #include "cli/cli.hpp"
 #include "cli/options.hpp"
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 #include "platform/cluster_spec.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "platform/platform_xml.hpp"
@@ -59,7 +60,7 @@ void platform_command(const std::vector<std::string>& args, std::ostream& out) {
     return;
 
   o.spec = platform::resolve_cluster_spec(o.spec, o.kinds, platform::SpecNaming::Options);
-  platform::write_platform_xml(o.spec, o.output);
+  write_output_file(o.output, platform::platform_xml(o.spec));
   out << "wrote " << o.output << " (" << o.spec.nodes << " nodes x " << o.spec.gpus_per_node << " " << o.spec.gpu
       << " = " << o.spec.nodes * o.spec.gpus_per_node << " GPU hosts, " << o.spec.nodes << " CPU hosts)\n";
 }

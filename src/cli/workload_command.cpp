@@ -2,6 +2,7 @@
 #include "cli/cli.hpp"
 #include "cli/options.hpp"
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 #include "common/strings.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "workload/importers.hpp"
@@ -194,13 +195,7 @@ void write_workload(const proto::Workload& w, const std::string& output, bool js
     out << workload::to_textproto(w);
     return;
   }
-  std::ofstream file(output, std::ios::binary | std::ios::trunc);
-  if (!file)
-    throw InputError(output + ": cannot open for writing");
-  file << (json ? workload::to_json(w) : workload::to_textproto(w));
-  file.close();
-  if (!file)
-    throw InputError(output + ": write failed");
+  write_output_file(output, json ? workload::to_json(w) : workload::to_textproto(w));
   out << "wrote " << output << " (" << w.layers_size() << " layers, " << workload::total_gradient_bytes(w)
       << " gradient bytes)\n";
 }

@@ -124,9 +124,9 @@ class Checker {
 public:
   explicit Checker(SpecNaming naming) : options_(naming == SpecNaming::Options) {}
 
-  std::string key(const std::string& k) const { return (options_ ? "--" : "") + k; }
+  std::string key(const std::string& k) const { return options_ ? field(k) : k; }
 
-  [[noreturn]] void fail(const std::string& msg) const { throw ConfigError((options_ ? "" : "--cluster: ") + msg); }
+  [[noreturn]] void fail(const std::string& msg) const { throw ConfigError((options_ ? "" : field("cluster") + ": ") + msg); }
 
   void at_least_one(const std::string& k, int v) const {
     if (v < 1)
@@ -308,16 +308,16 @@ ClusterSpec parse_cluster_string(const std::string& text) {
   for (const auto& item : split(text, ',')) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw ConfigError("--cluster: expected KEY=VALUE, got '" + item + "' (keys: " + join(keys) + ")");
+      throw ConfigError(field("cluster") + ": expected KEY=VALUE, got '" + item + "' (keys: " + join(keys) + ")");
     const std::string k = item.substr(0, eq);
     if (!contains(keys, k))
-      throw ConfigError("--cluster: unknown key '" + k + "' (keys: " + join(keys) + ")");
+      throw ConfigError(field("cluster") + ": unknown key '" + k + "' (keys: " + join(keys) + ")");
     if (!values.emplace(k, item.substr(eq + 1)).second)
-      throw ConfigError("--cluster: key '" + k + "' given twice");
+      throw ConfigError(field("cluster") + ": key '" + k + "' given twice");
   }
   for (const auto& k : required)
     if (!values.count(k))
-      throw ConfigError("--cluster: missing key '" + k + "' (required: " + join(required) + ")");
+      throw ConfigError(field("cluster") + ": missing key '" + k + "' (required: " + join(required) + ")");
 
   auto integer = [&](const std::string& k, int& out) {
     auto it = values.find(k);
@@ -329,7 +329,7 @@ ClusterSpec parse_cluster_string(const std::string& text) {
     const long x = std::strtol(v.c_str(), &end, 10);
     const bool digits_only = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
     if (!digits_only || *end != '\0' || errno != 0 || x > 1000000000)
-      throw ConfigError("--cluster: " + k + " must be an integer (got '" + v + "')");
+      throw ConfigError(field("cluster") + ": " + k + " must be an integer (got '" + v + "')");
     out = static_cast<int>(x);
   };
   ClusterSpec s;
@@ -347,7 +347,7 @@ ClusterSpec parse_cluster_string(const std::string& text) {
     char* end = nullptr;
     s.oversubscription = std::strtod(it->second.c_str(), &end);
     if (it->second.empty() || *end != '\0' || !std::isdigit(static_cast<unsigned char>(it->second[0])))
-      throw ConfigError("--cluster: oversubscription must be a number (got '" + it->second + "')");
+      throw ConfigError(field("cluster") + ": oversubscription must be a number (got '" + it->second + "')");
   }
   return resolve_cluster_spec(s, kinds, SpecNaming::ClusterKeys);
 }

@@ -50,8 +50,8 @@ struct ClusterSpec {
   double oversubscription = 1;         ///< fat-tree: leaf down bandwidth / leaf up bandwidth (>= 1)
 };
 
-/** @brief How errors name the fields: as command-line options ("--nodes must be >= 1 (got 0)") or as keys of
- *  the inline form ("--cluster: nodes must be >= 1 (got 0)"). */
+/** @brief How errors name the fields: as fields the command line shows as its options ("--nodes must be >= 1
+ *  (got 0)") or as keys of the inline form ("--cluster: nodes must be >= 1 (got 0)"). */
 enum class SpecNaming { Options, ClusterKeys };
 
 /** @brief Checks every field and combination; throws ConfigError with a one-line message naming the field. */

@@ -161,15 +161,4 @@ std::string platform_xml(const ClusterSpec& s) {
   return x.str();
 }
 
-void write_platform_xml(const ClusterSpec& spec, const std::string& path) {
-  const std::string text = platform_xml(spec);
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file)
-    throw InputError(path + ": cannot open for writing");
-  file << text;
-  file.close();
-  if (!file)
-    throw InputError(path + ": write failed");
-}
-
 } // namespace ddlsim::platform

@@ -12,8 +12,6 @@ namespace ddlsim::platform {
  *  The file grows as nodes^2; use the in-memory builder (`ddlsim run --cluster`) for large clusters. */
 std::string platform_xml(const ClusterSpec& spec);
 
-/** @brief Writes platform_xml(spec) to `path`; throws InputError naming the file when it cannot. */
-void write_platform_xml(const ClusterSpec& spec, const std::string& path);
 
 /** @brief A number with up to 12 significant digits, no trailing zeros (2.85e-6 * 1e6 -> "2.85"). */
 std::string format_number(double value);

@@ -260,7 +260,7 @@ proto::Workload import_astra(const std::string& text, const std::string& source,
                              const ImportMetadata& meta)
 {
   if (!std::isfinite(cycles_per_s) || !(cycles_per_s > 0))
-    throw ConfigError("--frequency-hz must be a finite number > 0 (got " + format_double(cycles_per_s) + ")");
+    throw ConfigError(field("frequency_hz") + " must be a finite number > 0 (got " + format_double(cycles_per_s) + ")");
   proto::Workload w = start(meta);
   NameTable names;
   std::istringstream in(text);

@@ -120,7 +120,7 @@ const std::vector<EfficiencyProfile>& efficiency_profiles()
 const EfficiencyProfile& profile_for(const platform::GpuSpec& gpu, Precision precision)
 {
   if (precision == Precision::Fp16 && !(gpu.peak_fp16_flops > 0))
-    throw ConfigError("--precision fp16: GPU " + gpu.name +
+    throw ConfigError(field("precision") + " fp16: GPU " + gpu.name +
                       " has no fp16 peak in the GPU catalogue (peak_fp16_flops is 0); use fp32");
   std::string calibrated;
   for (const auto& p : efficiency_profiles()) {
@@ -229,7 +229,7 @@ proto::Workload generate_workload(const GenerateRequest& request)
   const Model model = model_by_name(request.model);
   const auto& gpu = platform::gpu_by_name(request.gpu);
   if (request.batch < 1)
-    throw ConfigError("--batch must be >= 1 (got " + std::to_string(request.batch) + ")");
+    throw ConfigError(field("batch") + " must be >= 1 (got " + std::to_string(request.batch) + ")");
   check_positive(request.h2d_bytes_per_s, "host-to-device bandwidth");
   check_positive(request.sample_bytes, "sample bytes");
   if (!std::isfinite(request.decode_samples_per_s) || request.decode_samples_per_s < 0)

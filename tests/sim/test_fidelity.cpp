@@ -1,4 +1,5 @@
 // Simulation tests: the form of the ring each --fidelity selects, seen in the messages every rank sends.
+#include "collectives/algorithm_table.hpp"
 #include "collectives/collective.hpp"
 #include "sim/probe.hpp"
 #include "support/test_platforms.hpp"
@@ -31,7 +32,7 @@ void check_ring_messages(int p, collectives::Fidelity fidelity, std::uint64_t ex
   options.fidelity = fidelity;
   collectives::CommWorld world(hosts, {}, options, "fidelity");
   collectives::Group group(world);
-  const auto ring = collectives::make_collective("ring", options);
+  const auto ring = collectives::make_collective(collectives::parse_algorithm("ring"), options);
   ring->prepare(world);
   const std::uint64_t bytes = 1000 * static_cast<std::uint64_t>(p);
   for (int r = 0; r < p; ++r)

@@ -1,5 +1,6 @@
 // Generated clusters built in memory (`ddlsim run --cluster`): the same probes as the shipped presets, fat-tree
 // oversubscription, and a 1024-node build that routes.
+#include "common/output_file.hpp"
 #include "platform/cluster_spec.hpp"
 #include "platform/platform_xml.hpp"
 #include "sim/probe.hpp"
@@ -129,7 +130,7 @@ TEST_CASE("generated XML, fat-tree 4 nodes, 2 per leaf, 2:1: the same probes as 
   const int fd = mkstemps(path, 4);
   REQUIRE(fd >= 0);
   close(fd);
-  platform::write_platform_xml(s, path);
+  write_output_file(path, platform::platform_xml(s));
   test::ProbeEngine p{std::string(path)};
   std::remove(path);
   check_route_latencies(p, s);

@@ -1,4 +1,5 @@
 // Unit tests of generated-cluster descriptions: validation messages, the inline form, node layouts.
+#include "cli/flags.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
 #include "platform/cluster_spec.hpp"
@@ -26,12 +27,22 @@ ClusterSpec good() {
 }
 
 /** The error of resolving good()'s sizes with these kinds, or "(accepted)". */
+/** The error `f` throws, as the command line shows it (fields as flags). */
+template <typename F> std::string cli_error(F f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return cli::with_flags(e.message_template());
+  }
+  return "(accepted)";
+}
+
 std::string kinds_error(const std::string& intra, const std::string& inter, const std::string& topology = "star",
                         SpecNaming naming = SpecNaming::Options) {
   try {
     platform::resolve_cluster_spec(good(), {intra, inter, topology}, naming);
   } catch (const ConfigError& e) {
-    return e.what();
+    return cli::with_flags(e.message_template()); // as the command line shows it
   }
   return "(accepted)";
 }
@@ -42,7 +53,7 @@ template <typename Edit> std::string error_of(Edit edit, SpecNaming naming = Spe
   try {
     platform::validate(s, naming);
   } catch (const ConfigError& e) {
-    return e.what();
+    return cli::with_flags(e.message_template()); // as the command line shows it
   }
   return "(accepted)";
 }
@@ -83,8 +94,8 @@ TEST_CASE("cluster spec: kinds are parsed in option order, named by one table ea
   CHECK(error_of([](auto& s) { s.nodes = 0; }) == "--nodes must be >= 1 (got 0)");
   ClusterSpec zero = good();
   zero.nodes = 0;
-  CHECK_THROWS_WITH(platform::resolve_cluster_spec(zero, {"pci", "ib100", "star"}, SpecNaming::Options),
-                    "--nodes must be >= 1 (got 0)");
+  CHECK(cli_error([&] { platform::resolve_cluster_spec(zero, {"pci", "ib100", "star"}, SpecNaming::Options); }) ==
+        "--nodes must be >= 1 (got 0)");
   CHECK(kinds_error("pci", "opa") == "--intra must be one of: pcie, nvlink, nvswitch (got 'pci')");
   CHECK(kinds_error("pci", "ib100", "star", SpecNaming::ClusterKeys) ==
         "--cluster: intra must be one of: pcie, nvlink, nvswitch (got 'pci')");
@@ -145,20 +156,20 @@ TEST_CASE("cluster string: parsed, every key checked, printed back") {
   CHECK(platform::to_cluster_string(platform::parse_cluster_string(platform::to_cluster_string(s))) ==
         platform::to_cluster_string(s));
   const std::string base = "nodes=2,gpus-per-node=4,gpu=P40,intra=pcie";
-  CHECK_THROWS_WITH(platform::parse_cluster_string(base + ",inter=ib56,speed=9"),
-                    "--cluster: unknown key 'speed' (keys: nodes, gpus-per-node, gpu, intra, inter, nics-per-node, "
+  CHECK(cli_error([&] { platform::parse_cluster_string(base + ",inter=ib56,speed=9"); }) ==
+        "--cluster: unknown key 'speed' (keys: nodes, gpus-per-node, gpu, intra, inter, nics-per-node, "
                     "topology, nodes-per-leaf, oversubscription)");
-  CHECK_THROWS_WITH(platform::parse_cluster_string(base),
-                    "--cluster: missing key 'inter' (required: nodes, gpus-per-node, gpu, intra, inter)");
-  CHECK_THROWS_WITH(platform::parse_cluster_string(base + ",inter=ib56,nodes=3"), "--cluster: key 'nodes' given twice");
-  CHECK_THROWS_WITH(platform::parse_cluster_string("nodes=two,gpus-per-node=4,gpu=P40,intra=pcie,inter=ib56"),
-                    "--cluster: nodes must be an integer (got 'two')");
-  CHECK_THROWS_WITH(platform::parse_cluster_string(base + ",inter"),
-                    Catch::Matchers::StartsWith("--cluster: expected KEY=VALUE, got 'inter'"));
-  CHECK_THROWS_WITH(platform::parse_cluster_string(base + ",inter=ib56,oversubscription=x"),
-                    "--cluster: oversubscription must be a number (got 'x')");
-  CHECK_THROWS_WITH(platform::parse_cluster_string("nodes=0,gpus-per-node=4,gpu=P40,intra=pcie,inter=ib56"),
-                    "--cluster: nodes must be >= 1 (got 0)");
+  CHECK(cli_error([&] { platform::parse_cluster_string(base); }) ==
+        "--cluster: missing key 'inter' (required: nodes, gpus-per-node, gpu, intra, inter)");
+  CHECK(cli_error([&] { platform::parse_cluster_string(base + ",inter=ib56,nodes=3"); }) ==
+        "--cluster: key 'nodes' given twice");
+  CHECK(cli_error([&] { platform::parse_cluster_string("nodes=two,gpus-per-node=4,gpu=P40,intra=pcie,inter=ib56"); }) ==
+        "--cluster: nodes must be an integer (got 'two')");
+  CHECK_THAT(cli_error([&] { platform::parse_cluster_string(base + ",inter"); }), Catch::Matchers::StartsWith("--cluster: expected KEY=VALUE, got 'inter'"));
+  CHECK(cli_error([&] { platform::parse_cluster_string(base + ",inter=ib56,oversubscription=x"); }) ==
+        "--cluster: oversubscription must be a number (got 'x')");
+  CHECK(cli_error([&] { platform::parse_cluster_string("nodes=0,gpus-per-node=4,gpu=P40,intra=pcie,inter=ib56"); }) ==
+        "--cluster: nodes must be >= 1 (got 0)");
 }
 
 TEST_CASE("node layout: DGX-1 V100 gives every GPU 6 NVLink 2.0 links, non-neighbours take two hops") {

@@ -149,7 +149,7 @@ TEST_CASE("ASTRA-sim: every malformed line is rejected with file and line")
                     "a.txt: declares 3 layers on line 2 but has 1");
   CHECK_THROWS_WITH(astra(""), Catch::Matchers::StartsWith("a.txt: empty file"));
   CHECK_THROWS_WITH(astra("DATA\n"), "a.txt: missing the number of layers after DATA");
-  CHECK_THROWS_WITH(astra(kAstra, 0), "--frequency-hz must be a finite number > 0 (got 0)");
+  CHECK_THROWS_WITH(astra(kAstra, 0), "frequency_hz must be a finite number > 0 (got 0)");
 }
 
 TEST_CASE("round trip: generated text format -> JSON -> text format is identical")

@@ -155,7 +155,7 @@ TEST_CASE("the generator refuses what it has no data for, naming the value")
   workload::GenerateRequest req;
   req.precision = Precision::Fp16;
   CHECK_THROWS_WITH(workload::generate_workload(req),
-                    "--precision fp16: GPU P40 has no fp16 peak in the GPU catalogue (peak_fp16_flops is 0); use fp32");
+                    "precision fp16: GPU P40 has no fp16 peak in the GPU catalogue (peak_fp16_flops is 0); use fp32");
   req.gpu = "P100-SXM2";
   CHECK_THROWS_WITH(workload::generate_workload(req),
                     Catch::Matchers::StartsWith("no calibrated fp16 efficiencies for GPU P100-SXM2 (calibrated: "));
@@ -171,7 +171,7 @@ TEST_CASE("the generator refuses what it has no data for, naming the value")
                     Catch::Matchers::StartsWith("unknown model 'lenet' (known: alexnet, alexnet-owt, googlenet, "));
   req.model = "resnet50";
   req.batch = 0;
-  CHECK_THROWS_WITH(workload::generate_workload(req), "--batch must be >= 1 (got 0)");
+  CHECK_THROWS_WITH(workload::generate_workload(req), "batch must be >= 1 (got 0)");
   req.batch = 32;
   req.h2d_bytes_per_s = -1;
   CHECK_THROWS_WITH(workload::generate_workload(req), "host-to-device bandwidth must be a finite number > 0 (got -1)");

@@ -1,5 +1,6 @@
 // Unit tests: checked parsing, natural order, unit formatting.
 #include "common/error.hpp"
+#include "cli/flags.hpp"
 #include "collectives/algorithm_spec.hpp"
 #include "common/strings.hpp"
 
@@ -64,4 +65,15 @@ TEST_CASE("size switches parse into their algorithms and thresholds in bytes")
   CHECK_THROWS_WITH(collectives::parse_algorithm("magic"), Catch::Matchers::StartsWith("algorithm must be one of: ring"));
   CHECK_THROWS_WITH(collectives::parse_algorithm("ps<=8KiB,ring"),
                     Catch::Matchers::StartsWith("algorithm ps<=8KiB,ring: a size switch chooses between flat"));
+}
+
+TEST_CASE("library errors name fields; the command line shows the flags that set them")
+{
+  const ConfigError e(field("ps_servers") + " must be >= 1; " + field("chunk_bytes") + " and " +
+                      field("simgrid_cfg") + " too");
+  CHECK(std::string(e.what()) == "ps_servers must be >= 1; chunk_bytes and simgrid_cfg too");
+  CHECK(cli::with_flags(e.message_template()) == "--servers must be >= 1; --chunk-bytes and --cfg too");
+  CHECK(cli::flag_for("inter_algorithm") == "--inter-algorithm");
+  CHECK(cli::flag_for("msg_overhead_s") == "--msg-overhead");
+  CHECK(cli::with_flags("no fields here") == "no fields here");
 }
