@@ -83,8 +83,8 @@ double tree_allreduce_s(int ranks, std::uint64_t bytes, std::uint64_t chunk_byte
           continue;
         const double start = std::max(clock[ch] + c.overhead_s, clock[v]);
         const double end = start + transfer(size(i));
-        clock[ch] = end;                                  // the child's send is done
-        clock[v] = end + c.reduce_s_per_byte * size(i);   // the member adds the child's chunk
+        clock[ch] = end;                                // the child's send is done
+        clock[v] = end + c.reduce_s_per_byte * size(i); // the member adds the child's chunk
       }
     }
   }

@@ -21,8 +21,8 @@ struct RouteHops {
 
 /** @brief Per-message and per-byte software costs (the CollectiveOptions of the simulation). */
 struct Costs {
-  double overhead_s = 0;          ///< o: added before every message is sent
-  double reduce_s_per_byte = 0;   ///< gamma: reduction time per byte
+  double overhead_s = 0;        ///< o: added before every message is sent
+  double reduce_s_per_byte = 0; ///< gamma: reduction time per byte
 };
 
 /** @brief Ring: 2(P-1)(alpha + o + M/(P B)) + (P-1) gamma M/P. Exact when P divides M; 0 for one rank. */

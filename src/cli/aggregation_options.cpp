@@ -66,24 +66,26 @@ std::string chunk_help()
 po::options_description aggregation_options(AggregationCli& a)
 {
   po::options_description d("Aggregation", kHelpColumns, kHelpDescriptionColumns);
-  d.add_options()
-      ("algorithm", po::value(&a.algorithm)->default_value(a.algorithm)->value_name("NAME"),
-       ("allreduce algorithm: " + collectives::known_algorithms()).c_str())
-      ("msg-overhead", po::value(&a.msg_overhead)->default_value(a.msg_overhead)->value_name("TIME"),
-       "software overhead added before every message (e.g. 32us), to model an MPI or gRPC stack")
-      ("reduce-cost", po::value(&a.reduce_cost)->default_value(a.reduce_cost)->value_name("TIME"),
-       "reduction time per byte on the reducing host (e.g. 1.5ns)")
-      ("chunk-bytes", po::value(&a.chunk)->default_value(a.chunk)->value_name("SIZE"), chunk_help().c_str())
-      ("inter-algorithm", po::value(&a.inter_algorithm)->default_value(a.inter_algorithm)->value_name("NAME"),
-       ("hier: flat algorithm among node leaders (" + collectives::flat_algorithms() + ")").c_str())
-      ("servers", po::value(&a.servers)->default_value(a.servers)->value_name("S"), "ps: number of parameter servers")
-      ("ps-hosts", po::value(&a.ps_hosts)->value_name("H0,H1,..."),
-       "ps: hosts of the servers (dedicated or CPU hosts); default: co-located with ranks 0..S-1")
-      ("ps-sharding", po::value(&a.ps_sharding)->default_value(a.ps_sharding)->value_name("NAME"),
-       "ps: split (each tensor in S byte ranges) | round-robin (tensor k on server k mod S)")
-      ("fidelity", po::value(&a.fidelity)->default_value(a.fidelity)->value_name("NAME"),
-       ("ring, hd: message (every transfer) | flow (ring: one flow per rank; hd: one per partner) | auto (ring: "
-        "message up to " + std::to_string(collectives::kFlowAboveRanks) + " ranks, flow above; hd: message)").c_str());
+  auto add_d = d.add_options();
+  add_d("algorithm", po::value(&a.algorithm)->default_value(a.algorithm)->value_name("NAME"),
+        ("allreduce algorithm: " + collectives::known_algorithms()).c_str());
+  add_d("msg-overhead", po::value(&a.msg_overhead)->default_value(a.msg_overhead)->value_name("TIME"),
+        "software overhead added before every message (e.g. 32us), to model an MPI or gRPC stack");
+  add_d("reduce-cost", po::value(&a.reduce_cost)->default_value(a.reduce_cost)->value_name("TIME"),
+        "reduction time per byte on the reducing host (e.g. 1.5ns)");
+  add_d("chunk-bytes", po::value(&a.chunk)->default_value(a.chunk)->value_name("SIZE"), chunk_help().c_str());
+  add_d("inter-algorithm", po::value(&a.inter_algorithm)->default_value(a.inter_algorithm)->value_name("NAME"),
+        ("hier: flat algorithm among node leaders (" + collectives::flat_algorithms() + ")").c_str());
+  add_d("servers", po::value(&a.servers)->default_value(a.servers)->value_name("S"), "ps: number of parameter servers");
+  add_d("ps-hosts", po::value(&a.ps_hosts)->value_name("H0,H1,..."),
+        "ps: hosts of the servers (dedicated or CPU hosts); default: co-located with ranks 0..S-1");
+  add_d("ps-sharding", po::value(&a.ps_sharding)->default_value(a.ps_sharding)->value_name("NAME"),
+        "ps: split (each tensor in S byte ranges) | round-robin (tensor k on server k mod S)");
+  add_d("fidelity", po::value(&a.fidelity)->default_value(a.fidelity)->value_name("NAME"),
+        ("ring, hd: message (every transfer) | flow (ring: one flow per rank; hd: one per partner) | auto (ring: "
+         "message up to " +
+         std::to_string(collectives::kFlowAboveRanks) + " ranks, flow above; hd: message)")
+            .c_str());
   return d;
 }
 

@@ -7,7 +7,6 @@
 #include "common/strings.hpp"
 #include "engine/version.hpp"
 
-
 #include <filesystem>
 #include <ostream>
 
@@ -37,9 +36,8 @@ std::string version_string()
   return std::string("ddlsim ") + DDLSIM_VERSION + " (SimGrid " + engine::simgrid_version() + ")";
 }
 
-bool parse_options(const std::vector<std::string>& args, const po::options_description& desc,
-                   const std::string& usage, std::ostream& out, const std::string& command,
-                   po::variables_map* parsed)
+bool parse_options(const std::vector<std::string>& args, const po::options_description& desc, const std::string& usage,
+                   std::ostream& out, const std::string& command, po::variables_map* parsed)
 {
   po::variables_map vm;
   try {
@@ -107,7 +105,8 @@ void run_subcommand(const std::vector<std::string>& args, std::ostream& out, std
   } else if (command == "platform") {
     platform_command(rest, out);
   } else {
-    throw ConfigError("unknown command '" + command + "' (commands: run, collective, workload, platform; try 'ddlsim --help')");
+    throw ConfigError("unknown command '" + command +
+                      "' (commands: run, collective, workload, platform; try 'ddlsim --help')");
   }
 }
 

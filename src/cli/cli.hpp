@@ -2,8 +2,8 @@
 #pragma once
 
 #include "cli/aggregation_options.hpp"
-#include "platform/cluster_spec.hpp"
 #include "hardware/link_catalog.hpp"
+#include "platform/cluster_spec.hpp"
 
 #include <ostream>
 #include <string>
@@ -13,27 +13,27 @@ namespace ddlsim::cli {
 
 /** @brief Options of `ddlsim run`; defaults are the documented ones. */
 struct RunOptions {
-  std::string platform;                ///< SimGrid platform XML (this or `cluster` is required)
-  std::string cluster;                 ///< inline cluster description built in memory (see `ddlsim platform`)
-  std::string workload;                ///< workload .textproto or .json (required)
-  int ranks = 0;                       ///< GPUs to use; 0 means every GPU host
-  std::string hosts;                   ///< explicit comma-separated rank -> host list
-  std::string schedule = "wfbp";       ///< a name of the schedule table (dag/dag.hpp)
-  AggregationCli aggregation;          ///< algorithm and its knobs
-  int iterations = 3;                  ///< iterations simulated back to back
-  std::string report;                  ///< JSON report path (empty: none)
-  std::string trace;                   ///< Chrome trace path (empty: none)
-  bool dump_config = false;            ///< print the resolved configuration and stop
-  bool quiet = false;                  ///< no progress lines on stderr
+  std::string platform;                 ///< SimGrid platform XML (this or `cluster` is required)
+  std::string cluster;                  ///< inline cluster description built in memory (see `ddlsim platform`)
+  std::string workload;                 ///< workload .textproto or .json (required)
+  int ranks = 0;                        ///< GPUs to use; 0 means every GPU host
+  std::string hosts;                    ///< explicit comma-separated rank -> host list
+  std::string schedule = "wfbp";        ///< a name of the schedule table (dag/dag.hpp)
+  AggregationCli aggregation;           ///< algorithm and its knobs
+  int iterations = 3;                   ///< iterations simulated back to back
+  std::string report;                   ///< JSON report path (empty: none)
+  std::string trace;                    ///< Chrome trace path (empty: none)
+  bool dump_config = false;             ///< print the resolved configuration and stop
+  bool quiet = false;                   ///< no progress lines on stderr
   std::vector<std::string> simgrid_cfg; ///< SimGrid --cfg KEY:VALUE pass-through
 };
 
 /** @brief Options of `ddlsim workload`. */
 struct WorkloadOptions {
-  std::string model = "resnet50";  ///< model-zoo name
-  std::string gpu = "P40";         ///< target GPU, catalogue name
-  int batch = 32;                  ///< samples per GPU
-  std::string precision = "fp32";  ///< fp32 | fp16
+  std::string model = "resnet50";                                    ///< model-zoo name
+  std::string gpu = "P40";                                           ///< target GPU, catalogue name
+  int batch = 32;                                                    ///< samples per GPU
+  std::string precision = "fp32";                                    ///< fp32 | fp16
   double pcie_gbps = platform::kPcie3x16Bandwidth_bytes_per_s / 1e9; ///< host-to-device bandwidth, GB/s (PCIe 3.0
                                                                      ///< x16 theoretical, from the link catalogue)
   double decode_samples_per_s = 0; ///< input pipeline throughput, samples/s; 0: keeps up (io_s = 0)
@@ -49,9 +49,9 @@ struct WorkloadOptions {
 
 /** @brief Options of `ddlsim platform`: the cluster description and the file to write. */
 struct PlatformOptions {
-  platform::ClusterSpec spec;      ///< nodes, GPUs, NICs, fat-tree sizes (defaults: 1 NIC per node)
+  platform::ClusterSpec spec;       ///< nodes, GPUs, NICs, fat-tree sizes (defaults: 1 NIC per node)
   platform::ClusterKindNames kinds; ///< --intra, --inter, --topology as given (default topology: star)
-  std::string output;              ///< platform XML to write (required)
+  std::string output;               ///< platform XML to write (required)
 };
 
 /** @brief Runs the command line (argv without the program name). Throws ConfigError for usage errors and

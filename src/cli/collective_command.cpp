@@ -19,7 +19,8 @@ namespace po = boost::program_options;
 namespace ddlsim::cli {
 namespace {
 
-const char* const kCollectiveUsage = R"(Usage: ddlsim collective --platform FILE.xml [--algorithm NAME] [--ranks N] [--sizes MIN:MAX] [options]
+const char* const kCollectiveUsage =
+    R"(Usage: ddlsim collective --platform FILE.xml [--algorithm NAME] [--ranks N] [--sizes MIN:MAX] [options]
 
 Times one allreduce of each message size on the chosen ranks (all ranks start together), the way
 nccl-tests and the OSU micro-benchmarks do on real clusters, and prints beside it the closed-form
@@ -116,20 +117,25 @@ std::vector<Measurement> read_measurements(const std::string& path)
 po::options_description collective_options(CollectiveOptionsCli& o)
 {
   po::options_description input("Input", kHelpColumns, kHelpDescriptionColumns);
-  input.add_options()("platform", po::value(&o.platform)->required()->value_name("FILE"), "SimGrid platform XML");
+  auto add_input = input.add_options();
+  add_input("platform", po::value(&o.platform)->required()->value_name("FILE"), "SimGrid platform XML");
   add_rank_options(input, o.ranks, o.hosts);
   po::options_description sizes("Sizes", kHelpColumns, kHelpDescriptionColumns);
-  sizes.add_options()
-      ("sizes", po::value(&o.sizes)->default_value(o.sizes)->value_name("MIN:MAX"), "message sizes in bytes (units: KiB, MiB, GiB, KB, MB, GB)")
-      ("factor", po::value(&o.factor)->default_value(o.factor)->value_name("F"), "multiply the size by F between rows")
-      ("compare", po::value(&o.compare)->value_name("FILE"), "take the sizes from a measured OSU-style log (SIZE LATENCY_US per line) and compare")
-      ("fail-above", po::value(&o.fail_above)->value_name("FRACTION"), "with --compare: fail if the median relative error exceeds FRACTION");
+  auto add_sizes = sizes.add_options();
+  add_sizes("sizes", po::value(&o.sizes)->default_value(o.sizes)->value_name("MIN:MAX"),
+            "message sizes in bytes (units: KiB, MiB, GiB, KB, MB, GB)");
+  add_sizes("factor", po::value(&o.factor)->default_value(o.factor)->value_name("F"),
+            "multiply the size by F between rows");
+  add_sizes("compare", po::value(&o.compare)->value_name("FILE"),
+            "take the sizes from a measured OSU-style log (SIZE LATENCY_US per line) and compare");
+  add_sizes("fail-above", po::value(&o.fail_above)->value_name("FRACTION"),
+            "with --compare: fail if the median relative error exceeds FRACTION");
   po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
-  output.add_options()
-      ("csv", po::value(&o.csv)->value_name("FILE"), "also write the table as CSV")
-      ("quiet,q", po::bool_switch(&o.quiet), "no progress lines on stderr")
-      ("help,h", "show this help")
-      ("version", "show the version");
+  auto add_output = output.add_options();
+  add_output("csv", po::value(&o.csv)->value_name("FILE"), "also write the table as CSV");
+  add_output("quiet,q", po::bool_switch(&o.quiet), "no progress lines on stderr");
+  add_output("help,h", "show this help");
+  add_output("version", "show the version");
   po::options_description all("", kHelpColumns, kHelpDescriptionColumns);
   all.add(input).add(aggregation_options(o.aggregation)).add(sizes).add(output).add(simgrid_options(o.simgrid_cfg));
   return all;

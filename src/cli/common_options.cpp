@@ -13,11 +13,11 @@ namespace ddlsim::cli {
 
 void add_rank_options(po::options_description& d, int& ranks, std::string& hosts)
 {
-  d.add_options()
-      ("ranks", po::value(&ranks)->default_value(ranks)->value_name("N"),
-       "number of GPUs; 0 = every GPU host of the platform")
-      ("hosts", po::value(&hosts)->value_name("H0,H1,..."),
-       "explicit host of rank 0, 1, ... (GPU hosts, comma separated)");
+  auto add_d = d.add_options();
+  add_d("ranks", po::value(&ranks)->default_value(ranks)->value_name("N"),
+        "number of GPUs; 0 = every GPU host of the platform");
+  add_d("hosts", po::value(&hosts)->value_name("H0,H1,..."),
+        "explicit host of rank 0, 1, ... (GPU hosts, comma separated)");
 }
 
 po::options_description simgrid_options(std::vector<std::string>& cfg)
@@ -26,10 +26,10 @@ po::options_description simgrid_options(std::vector<std::string>& cfg)
   for (const auto& c : engine::default_simgrid_config())
     defaults += (defaults.empty() ? "" : ", ") + c;
   po::options_description d("SimGrid", kHelpColumns, kHelpDescriptionColumns);
-  d.add_options()("cfg", po::value(&cfg)->composing()->value_name("KEY:VALUE"),
-                  ("SimGrid configuration, applied after ddlsim's exact alpha-beta defaults (" + defaults +
-                   "); repeatable")
-                      .c_str());
+  auto add_d = d.add_options();
+  add_d("cfg", po::value(&cfg)->composing()->value_name("KEY:VALUE"),
+        ("SimGrid configuration, applied after ddlsim's exact alpha-beta defaults (" + defaults + "); repeatable")
+            .c_str());
   return d;
 }
 

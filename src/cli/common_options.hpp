@@ -22,7 +22,11 @@ unsigned checked_ranks(int ranks);
 /** @brief Progress lines on stderr, each ending with the wall time since construction; silent when quiet. */
 class ProgressLines {
 public:
-  ProgressLines(std::ostream& err, bool quiet) : err_(err), quiet_(quiet) {}
+  ProgressLines(std::ostream& err, bool quiet)
+      : err_(err)
+      , quiet_(quiet)
+  {
+  }
   bool quiet() const { return quiet_; }
   /** Seconds of wall time since construction. */
   double wall_s() const;

@@ -22,6 +22,9 @@ std::string flag_for(const std::string& name)
   return flag;
 }
 
-std::string with_flags(const std::string& message_template) { return render_fields(message_template, flag_for); }
+std::string with_flags(const std::string& message_template)
+{
+  return render_fields(message_template, flag_for);
+}
 
 } // namespace ddlsim::cli

@@ -3,8 +3,8 @@
 #include "cli/options.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
-#include "platform/cluster_spec.hpp"
 #include "hardware/gpu_catalog.hpp"
+#include "platform/cluster_spec.hpp"
 #include "platform/platform_xml.hpp"
 
 #include <ostream>
@@ -34,26 +34,33 @@ Topology:    star      one non-blocking switch
 
 } // namespace
 
-void platform_command(const std::vector<std::string>& args, std::ostream& out) {
+void platform_command(const std::vector<std::string>& args, std::ostream& out)
+{
   PlatformOptions o;
   po::options_description cluster("Cluster", kHelpColumns, kHelpDescriptionColumns);
-  // clang-format off
-  cluster.add_options()
-      ("nodes", po::value(&o.spec.nodes)->required()->value_name("N"), "servers (>= 1)")
-      ("gpus-per-node", po::value(&o.spec.gpus_per_node)->required()->value_name("G"), "GPU hosts per server (>= 1)")
-      ("gpu", po::value(&o.spec.gpu)->required()->value_name("NAME"), ("GPU model: " + platform::known_gpus()).c_str())
-      ("intra", po::value(&o.kinds.intra)->required()->value_name("KIND"), ("GPU-to-GPU links inside a node: " + platform::intra_names(" | ")).c_str())
-      ("inter", po::value(&o.kinds.inter)->required()->value_name("KIND"), ("NIC class: " + platform::inter_names(" | ")).c_str())
-      ("nics-per-node", po::value(&o.spec.nics_per_node)->default_value(o.spec.nics_per_node)->value_name("K"), "NICs per server; must divide --gpus-per-node")
-      ("topology", po::value(&o.kinds.topology)->default_value(o.kinds.topology)->value_name("KIND"), platform::topology_names(" | ").c_str())
-      ("nodes-per-leaf", po::value(&o.spec.nodes_per_leaf)->value_name("L"), "fat-tree: servers per leaf switch (required with fat-tree; must divide --nodes)")
-      ("oversubscription", po::value(&o.spec.oversubscription)->value_name("R"), "fat-tree: leaf down / up bandwidth ratio, >= 1 (default 1)");
+  auto add_cluster = cluster.add_options();
+  add_cluster("nodes", po::value(&o.spec.nodes)->required()->value_name("N"), "servers (>= 1)");
+  add_cluster("gpus-per-node", po::value(&o.spec.gpus_per_node)->required()->value_name("G"),
+              "GPU hosts per server (>= 1)");
+  add_cluster("gpu", po::value(&o.spec.gpu)->required()->value_name("NAME"),
+              ("GPU model: " + platform::known_gpus()).c_str());
+  add_cluster("intra", po::value(&o.kinds.intra)->required()->value_name("KIND"),
+              ("GPU-to-GPU links inside a node: " + platform::intra_names(" | ")).c_str());
+  add_cluster("inter", po::value(&o.kinds.inter)->required()->value_name("KIND"),
+              ("NIC class: " + platform::inter_names(" | ")).c_str());
+  add_cluster("nics-per-node", po::value(&o.spec.nics_per_node)->default_value(o.spec.nics_per_node)->value_name("K"),
+              "NICs per server; must divide --gpus-per-node");
+  add_cluster("topology", po::value(&o.kinds.topology)->default_value(o.kinds.topology)->value_name("KIND"),
+              platform::topology_names(" | ").c_str());
+  add_cluster("nodes-per-leaf", po::value(&o.spec.nodes_per_leaf)->value_name("L"),
+              "fat-tree: servers per leaf switch (required with fat-tree; must divide --nodes)");
+  add_cluster("oversubscription", po::value(&o.spec.oversubscription)->value_name("R"),
+              "fat-tree: leaf down / up bandwidth ratio, >= 1 (default 1)");
   po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
-  output.add_options()
-      ("output,o", po::value(&o.output)->required()->value_name("FILE.xml"), "platform file to write")
-      ("help,h", "show this help")
-      ("version", "show the version");
-  // clang-format on
+  auto add_output = output.add_options();
+  add_output("output,o", po::value(&o.output)->required()->value_name("FILE.xml"), "platform file to write");
+  add_output("help,h", "show this help");
+  add_output("version", "show the version");
   po::options_description all("", kHelpColumns, kHelpDescriptionColumns);
   all.add(cluster).add(output);
   if (!parse_options(args, all, kPlatformUsage, out, "platform"))

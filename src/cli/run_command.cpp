@@ -23,7 +23,8 @@ namespace po = boost::program_options;
 namespace ddlsim::cli {
 namespace {
 
-const char* const kRunUsage = R"(Usage: ddlsim run --platform FILE.xml | --cluster KEY=VALUE,... --workload FILE.textproto [options]
+const char* const kRunUsage =
+    R"(Usage: ddlsim run --platform FILE.xml | --cluster KEY=VALUE,... --workload FILE.textproto [options]
 
 Simulates synchronous data-parallel SGD: every GPU rank replays the workload's layer times (scaled by
 its speed), aggregates each layer's gradient with the chosen allreduce over the platform's links, and
@@ -43,23 +44,33 @@ std::string schedule_help()
 po::options_description run_options(RunOptions& o)
 {
   po::options_description input("Input", kHelpColumns, kHelpDescriptionColumns);
-  input.add_options()
-      ("platform", po::value(&o.platform)->value_name("FILE"), "SimGrid platform XML; GPU hosts carry <prop id=\"gpu\" value=\"MODEL\"/>")
-      ("cluster", po::value(&o.cluster)->value_name("KEY=VALUE,..."), "instead of --platform: build a generated cluster in memory, keys as the options of 'ddlsim platform': nodes, gpus-per-node, gpu, intra, inter, and optionally nics-per-node, topology, nodes-per-leaf, oversubscription (comma separated, e.g. \"nodes=4,gpus-per-node=8,gpu=V100-SXM2,intra=nvlink,inter=ib100\")")
-      ("workload", po::value(&o.workload)->required()->value_name("FILE"), "workload, protobuf text format (.textproto) or JSON (.json)");
+  auto add_input = input.add_options();
+  add_input("platform", po::value(&o.platform)->value_name("FILE"),
+            "SimGrid platform XML; GPU hosts carry <prop id=\"gpu\" value=\"MODEL\"/>");
+  add_input(
+      "cluster", po::value(&o.cluster)->value_name("KEY=VALUE,..."),
+      "instead of --platform: build a generated cluster in memory, keys as the options of 'ddlsim platform': nodes, "
+      "gpus-per-node, gpu, intra, inter, and optionally nics-per-node, topology, nodes-per-leaf, oversubscription "
+      "(comma separated, e.g. \"nodes=4,gpus-per-node=8,gpu=V100-SXM2,intra=nvlink,inter=ib100\")");
+  add_input("workload", po::value(&o.workload)->required()->value_name("FILE"),
+            "workload, protobuf text format (.textproto) or JSON (.json)");
   add_rank_options(input, o.ranks, o.hosts);
   po::options_description model("Model", kHelpColumns, kHelpDescriptionColumns);
-  model.add_options()
-      ("schedule", po::value(&o.schedule)->default_value(o.schedule)->value_name("NAME"), schedule_help().c_str())
-      ("iterations", po::value(&o.iterations)->default_value(o.iterations)->value_name("N"), "iterations simulated back to back; the report averages those after the first");
+  auto add_model = model.add_options();
+  add_model("schedule", po::value(&o.schedule)->default_value(o.schedule)->value_name("NAME"), schedule_help().c_str());
+  add_model("iterations", po::value(&o.iterations)->default_value(o.iterations)->value_name("N"),
+            "iterations simulated back to back; the report averages those after the first");
   po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
-  output.add_options()
-      ("report", po::value(&o.report)->value_name("FILE.json"), "also write the report, with the resolved configuration, as JSON")
-      ("trace", po::value(&o.trace)->value_name("FILE.json"), "write a timeline of every task on every GPU (Chrome trace format: open in https://ui.perfetto.dev or chrome://tracing)")
-      ("dump-config", po::bool_switch(&o.dump_config), "print the fully resolved configuration as JSON and stop")
-      ("quiet,q", po::bool_switch(&o.quiet), "no progress lines on stderr")
-      ("help,h", "show this help")
-      ("version", "show the version");
+  auto add_output = output.add_options();
+  add_output("report", po::value(&o.report)->value_name("FILE.json"),
+             "also write the report, with the resolved configuration, as JSON");
+  add_output("trace", po::value(&o.trace)->value_name("FILE.json"),
+             "write a timeline of every task on every GPU (Chrome trace format: open in https://ui.perfetto.dev or "
+             "chrome://tracing)");
+  add_output("dump-config", po::bool_switch(&o.dump_config), "print the fully resolved configuration as JSON and stop");
+  add_output("quiet,q", po::bool_switch(&o.quiet), "no progress lines on stderr");
+  add_output("help,h", "show this help");
+  add_output("version", "show the version");
   po::options_description all("", kHelpColumns, kHelpDescriptionColumns);
   all.add(input).add(model).add(aggregation_options(o.aggregation)).add(output).add(simgrid_options(o.simgrid_cfg));
   return all;

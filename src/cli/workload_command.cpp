@@ -36,7 +36,10 @@ bool has_suffix(const std::string& s, const std::string& suffix)
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-bool given(const po::variables_map& vm, const char* name) { return vm.count(name) && !vm[name].defaulted(); }
+bool given(const po::variables_map& vm, const char* name)
+{
+  return vm.count(name) && !vm[name].defaulted();
+}
 
 void check_finite(double value, bool allow_zero, const std::string& what)
 {
@@ -77,8 +80,8 @@ void print_calibration(std::ostream& out)
   for (const auto& p : workload::efficiency_profiles()) {
     char line[200];
     std::snprintf(line, sizeof line, "  %-7s %-5s conv1x1 %.3f  conv %.3f  fc %.3f  batchnorm %.3f  ", p.family.c_str(),
-                  workload::precision_name(p.precision), p.efficiencies.conv1x1, p.efficiencies.conv,
-                  p.efficiencies.fc, p.efficiencies.batchnorm);
+                  workload::precision_name(p.precision), p.efficiencies.conv1x1, p.efficiencies.conv, p.efficiencies.fc,
+                  p.efficiencies.batchnorm);
     out << line;
     for (size_t i = 0; i < p.gpus.size(); ++i)
       out << (i ? ", " : "") << p.gpus[i];
@@ -90,30 +93,43 @@ void print_calibration(std::ostream& out)
 po::options_description workload_options(WorkloadOptions& o)
 {
   po::options_description generate("Generate (model zoo + roofline)", kHelpColumns, kHelpDescriptionColumns);
-  // clang-format off
-  generate.add_options()
-      ("model", po::value(&o.model)->default_value(o.model)->value_name("NAME"), ("network: " + workload::known_models()).c_str())
-      ("gpu", po::value(&o.gpu)->default_value(o.gpu)->value_name("NAME"), ("GPU (also the reference GPU of an import): " + platform::known_gpus()).c_str())
-      ("batch", po::value(&o.batch)->default_value(o.batch)->value_name("N"), "samples per GPU per iteration")
-      ("precision", po::value(&o.precision)->default_value(o.precision)->value_name("P"), "fp32 | fp16 (mixed precision; needs an fp16 peak and calibration)")
-      ("pcie-GBps", po::value(&o.pcie_gbps)->default_value(o.pcie_gbps, format_double(o.pcie_gbps))->value_name("X"), "host-to-device bandwidth in GB/s for h2d_s (default: PCIe 3.0 x16 theoretical)")
-      ("decode-samples-per-s", po::value(&o.decode_samples_per_s)->default_value(o.decode_samples_per_s)->value_name("X"), "input pipeline throughput for io_s; 0: it keeps up, io_s = 0");
+  auto add_generate = generate.add_options();
+  add_generate("model", po::value(&o.model)->default_value(o.model)->value_name("NAME"),
+               ("network: " + workload::known_models()).c_str());
+  add_generate("gpu", po::value(&o.gpu)->default_value(o.gpu)->value_name("NAME"),
+               ("GPU (also the reference GPU of an import): " + platform::known_gpus()).c_str());
+  add_generate("batch", po::value(&o.batch)->default_value(o.batch)->value_name("N"), "samples per GPU per iteration");
+  add_generate("precision", po::value(&o.precision)->default_value(o.precision)->value_name("P"),
+               "fp32 | fp16 (mixed precision; needs an fp16 peak and calibration)");
+  add_generate("pcie-GBps",
+               po::value(&o.pcie_gbps)->default_value(o.pcie_gbps, format_double(o.pcie_gbps))->value_name("X"),
+               "host-to-device bandwidth in GB/s for h2d_s (default: PCIe 3.0 x16 theoretical)");
+  add_generate("decode-samples-per-s",
+               po::value(&o.decode_samples_per_s)->default_value(o.decode_samples_per_s)->value_name("X"),
+               "input pipeline throughput for io_s; 0: it keeps up, io_s = 0");
   po::options_description import("Import", kHelpColumns, kHelpDescriptionColumns);
-  import.add_options()
-      ("import-csv", po::value(&o.import_csv)->value_name("FILE"), "per-layer CSV: layer,forward_ms,backward_ms,gradient_bytes")
-      ("csv-header", po::value(&o.csv_header)->default_value(o.csv_header)->value_name("H"), "auto | yes | no: whether the CSV's first line is the header")
-      ("import-astra", po::value(&o.import_astra)->value_name("FILE"), "ASTRA-sim 1.0 data-parallel workload text")
-      ("frequency-hz", po::value(&o.frequency_hz)->value_name("HZ"), "cycles per second of the ASTRA-sim file (required with --import-astra)")
-      ("io-ms", po::value(&o.io_ms)->default_value(o.io_ms)->value_name("X"), "io_s of the imported workload, in ms")
-      ("h2d-ms", po::value(&o.h2d_ms)->default_value(o.h2d_ms)->value_name("X"), "h2d_s of the imported workload, in ms")
-      ("update-ms", po::value(&o.update_ms)->default_value(o.update_ms)->value_name("X"), "update_s of the imported workload, in ms (ASTRA-sim update delays are added)");
+  auto add_import = import.add_options();
+  add_import("import-csv", po::value(&o.import_csv)->value_name("FILE"),
+             "per-layer CSV: layer,forward_ms,backward_ms,gradient_bytes");
+  add_import("csv-header", po::value(&o.csv_header)->default_value(o.csv_header)->value_name("H"),
+             "auto | yes | no: whether the CSV's first line is the header");
+  add_import("import-astra", po::value(&o.import_astra)->value_name("FILE"),
+             "ASTRA-sim 1.0 data-parallel workload text");
+  add_import("frequency-hz", po::value(&o.frequency_hz)->value_name("HZ"),
+             "cycles per second of the ASTRA-sim file (required with --import-astra)");
+  add_import("io-ms", po::value(&o.io_ms)->default_value(o.io_ms)->value_name("X"),
+             "io_s of the imported workload, in ms");
+  add_import("h2d-ms", po::value(&o.h2d_ms)->default_value(o.h2d_ms)->value_name("X"),
+             "h2d_s of the imported workload, in ms");
+  add_import("update-ms", po::value(&o.update_ms)->default_value(o.update_ms)->value_name("X"),
+             "update_s of the imported workload, in ms (ASTRA-sim update delays are added)");
   po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
-  output.add_options()
-      ("output,o", po::value(&o.output)->value_name("FILE"), "output file, .textproto/.pbtxt/.txtpb or .json (default: text format on stdout)")
-      ("calibration", "print the calibration and validation points with the model's residuals, then stop")
-      ("help,h", "show this help")
-      ("version", "show the version");
-  // clang-format on
+  auto add_output = output.add_options();
+  add_output("output,o", po::value(&o.output)->value_name("FILE"),
+             "output file, .textproto/.pbtxt/.txtpb or .json (default: text format on stdout)");
+  add_output("calibration", "print the calibration and validation points with the model's residuals, then stop");
+  add_output("help,h", "show this help");
+  add_output("version", "show the version");
   po::options_description desc;
   desc.add(generate).add(import).add(output);
   return desc;
@@ -126,8 +142,9 @@ bool output_is_json(const std::string& output)
     return false;
   const bool json = has_suffix(output, ".json");
   if (!json && !has_suffix(output, ".textproto") && !has_suffix(output, ".pbtxt") && !has_suffix(output, ".txtpb"))
-    throw ConfigError("--output " + output + ": unknown workload format (expected a .textproto, .pbtxt, .txtpb "
-                                             "or .json file)");
+    throw ConfigError("--output " + output +
+                      ": unknown workload format (expected a .textproto, .pbtxt, .txtpb "
+                      "or .json file)");
   return json;
 }
 

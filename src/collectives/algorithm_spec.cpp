@@ -15,7 +15,10 @@ AlgorithmId AlgorithmSpec::for_size(std::uint64_t bytes) const
   return choices.back().id;
 }
 
-std::string AlgorithmSpec::label() const { return text.empty() ? entry(choices.front().id).name : text; }
+std::string AlgorithmSpec::label() const
+{
+  return text.empty() ? entry(choices.front().id).name : text;
+}
 
 bool AlgorithmSpec::uses(AlgorithmId id) const
 {

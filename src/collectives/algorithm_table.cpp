@@ -13,7 +13,10 @@ namespace {
  *  (docs/collectives.md, "Pipelined tree"). */
 constexpr std::uint64_t kTreeChunkBytes = 1 << 20;
 
-analytical::Costs costs(const CollectiveOptions& o) { return {o.msg_overhead_s, o.reduce_s_per_byte}; }
+analytical::Costs costs(const CollectiveOptions& o)
+{
+  return {o.msg_overhead_s, o.reduce_s_per_byte};
+}
 
 double ring_s(std::uint64_t bytes, const ClosedFormInput& in)
 {
@@ -69,7 +72,11 @@ double hier_s(std::uint64_t bytes, const ClosedFormInput& in)
   return analytical::hier_allreduce_s(in.ranks_per_node, bytes, in.hops.intra, inter, costs(in.options));
 }
 
-template <class T> std::unique_ptr<Collective> make(const CollectiveOptions&) { return std::make_unique<T>(); }
+template <class T>
+std::unique_ptr<Collective> make(const CollectiveOptions&)
+{
+  return std::make_unique<T>();
+}
 
 std::unique_ptr<Collective> make_hier(const CollectiveOptions& o)
 {
@@ -79,32 +86,32 @@ std::unique_ptr<Collective> make_hier(const CollectiveOptions& o)
 const std::vector<AlgorithmEntry> kTable = {
     {AlgorithmId::Ring, "ring", "ring reduce-scatter + allgather (NCCL's ring)", true, kKnobChunk | kKnobFidelity, 0,
      FlowForm::Auto, "2(P-1)(alpha + o + M/(P B)) + (P-1) gamma M/P", make<RingAllreduce>, ring_s},
-    {AlgorithmId::Rd, "rd", "recursive doubling of the whole vector (MPI, small messages)", true, 0, 0,
-     FlowForm::None, "log2(p')(alpha + o + M/B + gamma M) [+ fold if P is not a power of two]",
-     make<RecursiveDoubling>, rd_s},
+    {AlgorithmId::Rd, "rd", "recursive doubling of the whole vector (MPI, small messages)", true, 0, 0, FlowForm::None,
+     "log2(p')(alpha + o + M/B + gamma M) [+ fold if P is not a power of two]", make<RecursiveDoubling>, rd_s},
     {AlgorithmId::Hd, "hd", "halving-doubling, Rabenseifner (MPI, large messages)", true, kKnobFidelity, 0,
-     FlowForm::WhenAsked, "2 log2(p')(alpha + o) + (1 - 1/p')(2 M/B + gamma M) [+ fold]", make<HalvingDoubling>,
-     hd_s},
-    {AlgorithmId::Tree, "tree", "pipelined binary tree: reduce to rank 0, broadcast", true, kKnobChunk,
-     kTreeChunkBytes, FlowForm::None, "max-plus recurrence of the pipelined binary tree (docs/collectives.md)",
-     make<TreeAllreduce>, tree_s},
+     FlowForm::WhenAsked, "2 log2(p')(alpha + o) + (1 - 1/p')(2 M/B + gamma M) [+ fold]", make<HalvingDoubling>, hd_s},
+    {AlgorithmId::Tree, "tree", "pipelined binary tree: reduce to rank 0, broadcast", true, kKnobChunk, kTreeChunkBytes,
+     FlowForm::None, "max-plus recurrence of the pipelined binary tree (docs/collectives.md)", make<TreeAllreduce>,
+     tree_s},
     {AlgorithmId::Dbtree, "dbtree", "double binary tree, each tree with half of the vector (NCCL)", true, kKnobChunk,
      kTreeChunkBytes, FlowForm::None, "lower bound: one pipelined tree with M/2 (the two trees contend for links)",
      make<DoubleBinaryTree>, dbtree_s},
     {AlgorithmId::Hier, "hier", "to each node's leader, flat allreduce among leaders, back", false, kKnobInter, 0,
-     FlowForm::None,
-     "2(alpha_intra + M/B_intra) + (G-1) gamma M + inter-node allreduce among leaders + overheads", make_hier,
-     hier_s},
-    {AlgorithmId::Ps, "ps", "parameter servers: push shards, servers sum, pull", false, kKnobServers, 0,
-     FlowForm::None, "2(alpha + M max(P,S)/(S B)) + overheads + gamma P M/S", make<ParameterServer>, ps_s},
+     FlowForm::None, "2(alpha_intra + M/B_intra) + (G-1) gamma M + inter-node allreduce among leaders + overheads",
+     make_hier, hier_s},
+    {AlgorithmId::Ps, "ps", "parameter servers: push shards, servers sum, pull", false, kKnobServers, 0, FlowForm::None,
+     "2(alpha + M max(P,S)/(S B)) + overheads + gamma P M/S", make<ParameterServer>, ps_s},
 };
 
 /** The option fields that only some algorithms read, in the order they are checked. */
 const std::vector<std::pair<const char*, Knob>> kKnobFields = {
-    {"ps_servers", kKnobServers}, {"ps_hosts", kKnobServers},   {"ps_sharding", kKnobServers},
+    {"ps_servers", kKnobServers},    {"ps_hosts", kKnobServers},  {"ps_sharding", kKnobServers},
     {"inter_algorithm", kKnobInter}, {"chunk_bytes", kKnobChunk}, {"fidelity", kKnobFidelity}};
 
-unsigned knobs(const AlgorithmEntry& e) { return e.knobs | (e.flow != FlowForm::None ? kKnobFidelity : 0u); }
+unsigned knobs(const AlgorithmEntry& e)
+{
+  return e.knobs | (e.flow != FlowForm::None ? kKnobFidelity : 0u);
+}
 
 /** True when some algorithm `spec` runs (hier's inter algorithm included) reads `knob`. */
 bool reads(const AlgorithmSpec& spec, const CollectiveOptions& o, Knob knob)
@@ -128,11 +135,17 @@ std::string readers(Knob knob)
   return out;
 }
 
-bool finite_non_negative(double x) { return x >= 0 && x < 1e9; }
+bool finite_non_negative(double x)
+{
+  return x >= 0 && x < 1e9;
+}
 
 } // namespace
 
-const std::vector<AlgorithmEntry>& algorithm_table() { return kTable; }
+const std::vector<AlgorithmEntry>& algorithm_table()
+{
+  return kTable;
+}
 
 const AlgorithmEntry& entry(AlgorithmId id)
 {

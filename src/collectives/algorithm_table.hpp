@@ -33,22 +33,22 @@ enum class FlowForm {
 /** @brief What the closed forms know about the ranks and the platform's routes (worst hop per role). */
 struct ClosedFormInput {
   int ranks = 1;
-  int nodes = 1;                  ///< hier: number of nodes
-  int ranks_per_node = 1;         ///< hier: ranks of the largest node
-  CollectiveOptions options;      ///< the knobs (servers, sharding, chunk, inter algorithm)
-  analytical::RouteHops hops;     ///< worst routes by role
+  int nodes = 1;              ///< hier: number of nodes
+  int ranks_per_node = 1;     ///< hier: ranks of the largest node
+  CollectiveOptions options;  ///< the knobs (servers, sharding, chunk, inter algorithm)
+  analytical::RouteHops hops; ///< worst routes by role
 };
 
 /** @brief One row of the table. */
 struct AlgorithmEntry {
   AlgorithmId id;
   const char* name;
-  const char* summary;                    ///< one line for --help and docs
-  bool flat;                              ///< may be hier's inter algorithm or a side of a size switch
-  unsigned knobs;                         ///< Knob bits
-  std::uint64_t default_chunk_bytes;      ///< chunk when chunk_bytes is 0 (0: the whole message)
+  const char* summary;               ///< one line for --help and docs
+  bool flat;                         ///< may be hier's inter algorithm or a side of a size switch
+  unsigned knobs;                    ///< Knob bits
+  std::uint64_t default_chunk_bytes; ///< chunk when chunk_bytes is 0 (0: the whole message)
   FlowForm flow;
-  const char* formula;                    ///< the closed form, for table headers
+  const char* formula; ///< the closed form, for table headers
   std::unique_ptr<Collective> (*make)(const CollectiveOptions& options);
   double (*closed_form_s)(std::uint64_t bytes, const ClosedFormInput& in); ///< throws ConfigError if none
 };

@@ -51,7 +51,10 @@ public:
  *  leaders allreduce with a flat algorithm over the network, leaders send the result back. */
 class Hierarchical final : public Collective {
 public:
-  explicit Hierarchical(std::unique_ptr<Collective> inter) : inter_(std::move(inter)) {}
+  explicit Hierarchical(std::unique_ptr<Collective> inter)
+      : inter_(std::move(inter))
+  {
+  }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
 
 private:
@@ -64,7 +67,8 @@ private:
 class ParameterServer final : public Collective {
 public:
   void prepare(CommWorld& world) const override;
-  std::vector<simgrid::s4u::ActorPtr> start(CommWorld& world, const std::vector<std::uint64_t>& sequence) const override;
+  std::vector<simgrid::s4u::ActorPtr> start(CommWorld& world,
+                                            const std::vector<std::uint64_t>& sequence) const override;
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
 };
 
@@ -76,7 +80,10 @@ public:
     std::uint64_t max_bytes;
     std::unique_ptr<Collective> collective;
   };
-  explicit SizeSwitch(std::vector<Choice> choices) : choices_(std::move(choices)) {}
+  explicit SizeSwitch(std::vector<Choice> choices)
+      : choices_(std::move(choices))
+  {
+  }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
 
 private:

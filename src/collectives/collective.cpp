@@ -82,8 +82,8 @@ void CommWorld::recv(int self, int from, int channel)
   mailbox(from, self, channel)->get_async<char>(&received)->wait();
 }
 
-void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends, const std::vector<int>& from,
-                         bool overhead, int channel)
+void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends,
+                         const std::vector<int>& from, bool overhead, int channel)
 {
   std::vector<char*> landing(from.size(), nullptr);
   std::vector<sg4::CommPtr> comms;
@@ -113,7 +113,8 @@ analytical::Hop CommWorld::route(int from, int to) const
   return {latency, bandwidth};
 }
 
-Group::Group(CommWorld& world) : world_(world)
+Group::Group(CommWorld& world)
+    : world_(world)
 {
   for (int r = 0; r < world.size(); ++r)
     members_.push_back(r);

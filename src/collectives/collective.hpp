@@ -79,7 +79,9 @@ private:
 class Group {
 public:
   Group(CommWorld& world, std::vector<int> members, int channel = 0)
-      : world_(world), members_(std::move(members)), channel_(channel)
+      : world_(world)
+      , members_(std::move(members))
+      , channel_(channel)
   {
   }
   /** Every rank of the world, in order. */

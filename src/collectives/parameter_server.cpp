@@ -20,7 +20,8 @@ std::uint64_t shard(const CollectiveOptions& o, std::uint64_t k, std::uint64_t b
 
 bool involved(const CollectiveOptions& o, std::uint64_t k, int s)
 {
-  return o.ps_sharding == PsSharding::Split || k % static_cast<std::uint64_t>(o.ps_servers) == static_cast<std::uint64_t>(s);
+  return o.ps_sharding == PsSharding::Split ||
+         k % static_cast<std::uint64_t>(o.ps_servers) == static_cast<std::uint64_t>(s);
 }
 
 } // namespace

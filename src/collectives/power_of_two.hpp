@@ -9,8 +9,8 @@ namespace ddlsim::collectives {
  *  0..2r-1 pair up (2i, 2i+1): the even one hands its vector to the odd one before the main algorithm
  *  and gets the result back after it. Members that take part have a virtual rank in 0..p'-1. */
 struct PowerOfTwoFold {
-  int p2 = 1;      ///< p', the largest power of two <= P
-  int extra = 0;   ///< r = P - p'
+  int p2 = 1;    ///< p', the largest power of two <= P
+  int extra = 0; ///< r = P - p'
   explicit PowerOfTwoFold(int p)
   {
     while (p2 * 2 <= p)

@@ -10,10 +10,12 @@
 namespace ddlsim {
 
 /** @brief The names of an enum's values, in the order they are listed to users. */
-template <class E> using NameTable = std::vector<std::pair<E, const char*>>;
+template <class E>
+using NameTable = std::vector<std::pair<E, const char*>>;
 
 /** @brief "a, b, c": every name of the table. */
-template <class E> std::string names_of(const NameTable<E>& table)
+template <class E>
+std::string names_of(const NameTable<E>& table)
 {
   std::string out;
   for (const auto& [value, name] : table)
@@ -22,7 +24,8 @@ template <class E> std::string names_of(const NameTable<E>& table)
 }
 
 /** @brief The value named `text`; throws ConfigError "WHAT must be one of: a, b (got 'x')". */
-template <class E> E parse_name(const NameTable<E>& table, const std::string& text, const std::string& what)
+template <class E>
+E parse_name(const NameTable<E>& table, const std::string& text, const std::string& what)
 {
   for (const auto& [value, name] : table)
     if (text == name)
@@ -31,7 +34,8 @@ template <class E> E parse_name(const NameTable<E>& table, const std::string& te
 }
 
 /** @brief The name of `value` (every value has one). */
-template <class E> const char* name_of(const NameTable<E>& table, E value)
+template <class E>
+const char* name_of(const NameTable<E>& table, E value)
 {
   for (const auto& [v, name] : table)
     if (v == value)

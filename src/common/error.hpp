@@ -41,7 +41,8 @@ public:
 };
 
 /** @brief Replaces every field() mark of `message` by `render(name)`. */
-template <class Render> std::string render_fields(const std::string& message, Render render)
+template <class Render>
+std::string render_fields(const std::string& message, Render render)
 {
   std::string out;
   std::size_t pos = 0;
@@ -58,10 +59,14 @@ template <class Render> std::string render_fields(const std::string& message, Re
   }
 }
 
-inline std::string field(const std::string& name) { return "\x1e" + name + "\x1f"; }
+inline std::string field(const std::string& name)
+{
+  return "\x1e" + name + "\x1f";
+}
 
 inline ConfigError::ConfigError(const std::string& message)
-    : Error(render_fields(message, [](const std::string& name) { return name; })), template_(message)
+    : Error(render_fields(message, [](const std::string& name) { return name; }))
+    , template_(message)
 {
 }
 

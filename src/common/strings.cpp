@@ -87,9 +87,16 @@ std::uint64_t parse_bytes(const std::string& text, const std::string& what)
   while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])))
     ++digits;
   const std::string unit = text.substr(digits);
-  static const std::pair<const char*, std::uint64_t> units[] = {
-      {"", 1}, {"B", 1}, {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20}, {"GiB", 1ULL << 30}, {"TiB", 1ULL << 40},
-      {"KB", 1000ULL}, {"MB", 1000000ULL}, {"GB", 1000000000ULL}, {"TB", 1000000000000ULL}};
+  static const std::pair<const char*, std::uint64_t> units[] = {{"", 1},
+                                                                {"B", 1},
+                                                                {"KiB", 1ULL << 10},
+                                                                {"MiB", 1ULL << 20},
+                                                                {"GiB", 1ULL << 30},
+                                                                {"TiB", 1ULL << 40},
+                                                                {"KB", 1000ULL},
+                                                                {"MB", 1000000ULL},
+                                                                {"GB", 1000000000ULL},
+                                                                {"TB", 1000000000000ULL}};
   if (digits == 0 || digits > 15)
     throw ConfigError(what + ": expected a byte count such as 4, 8KiB, 1MiB or 1GiB (got '" + text + "')");
   const std::uint64_t number = std::stoull(text.substr(0, digits));
@@ -99,7 +106,8 @@ std::uint64_t parse_bytes(const std::string& text, const std::string& what)
         throw ConfigError(what + ": byte count too large (got '" + text + "')");
       return number * factor;
     }
-  throw ConfigError(what + ": unknown byte unit '" + unit + "' in '" + text + "' (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
+  throw ConfigError(what + ": unknown byte unit '" + unit + "' in '" + text +
+                    "' (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
 }
 
 double parse_seconds(const std::string& text, const std::string& what)
@@ -117,7 +125,8 @@ double parse_seconds(const std::string& text, const std::string& what)
     factor = 1e-6;
   else if (unit == "ns")
     factor = 1e-9;
-  if (end == begin || factor == 0 || !std::isfinite(value) || value < 0 || std::isspace(static_cast<unsigned char>(text[0])))
+  if (end == begin || factor == 0 || !std::isfinite(value) || value < 0 ||
+      std::isspace(static_cast<unsigned char>(text[0])))
     throw ConfigError(what + ": expected a time >= 0 such as 32us, 1.5ms or 2e-9 (seconds) (got '" + text + "')");
   return value * factor;
 }

@@ -135,10 +135,19 @@ const NameTable<TaskKind> kTaskKindNames = {{TaskKind::Io, "io"},
 
 } // namespace
 
-Schedule parse_schedule(const std::string& text) { return parse_name(schedule_names(), text, field("schedule")); }
+Schedule parse_schedule(const std::string& text)
+{
+  return parse_name(schedule_names(), text, field("schedule"));
+}
 
-std::string to_string(Schedule schedule) { return name_of(schedule_names(), schedule); }
+std::string to_string(Schedule schedule)
+{
+  return name_of(schedule_names(), schedule);
+}
 
-std::string to_string(TaskKind kind) { return name_of(kTaskKindNames, kind); }
+std::string to_string(TaskKind kind)
+{
+  return name_of(kTaskKindNames, kind);
+}
 
 } // namespace ddlsim::dag

@@ -26,11 +26,11 @@ struct Task {
   int id = 0;
   TaskKind kind = TaskKind::Io;
   Stream stream = Stream::Compute;
-  int layer = -1;                 ///< layer index for Forward/Backward/Aggregation, -1 otherwise
-  double duration_s = 0;          ///< time on the reference GPU (0 for Aggregation: decided by the network)
-  std::uint64_t bytes = 0;        ///< gradient bytes aggregated (Aggregation only)
-  std::vector<int> deps;          ///< ids of tasks of the same iteration that must finish first
-  std::string name;               ///< e.g. "fwd:conv1", "agg:fc1000", "update"
+  int layer = -1;          ///< layer index for Forward/Backward/Aggregation, -1 otherwise
+  double duration_s = 0;   ///< time on the reference GPU (0 for Aggregation: decided by the network)
+  std::uint64_t bytes = 0; ///< gradient bytes aggregated (Aggregation only)
+  std::vector<int> deps;   ///< ids of tasks of the same iteration that must finish first
+  std::string name;        ///< e.g. "fwd:conv1", "agg:fc1000", "update"
 };
 
 /** @brief Tasks of one iteration, in a topological order that is also each stream's execution order.

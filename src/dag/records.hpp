@@ -21,13 +21,13 @@ struct TaskRecord {
 
 /** @brief One phase of a simulation: a set of ranks running `iterations` iterations of the DAG. */
 struct PhaseResult {
-  std::vector<std::string> hosts;      ///< host of each rank
-  std::vector<std::string> gpus;       ///< GPU model of each rank
+  std::vector<std::string> hosts; ///< host of each rank
+  std::vector<std::string> gpus;  ///< GPU model of each rank
   unsigned iterations = 0;
-  std::vector<TaskRecord> records;     ///< in completion order
+  std::vector<TaskRecord> records;           ///< in completion order
   std::vector<std::uint64_t> bytes_sent;     ///< per rank, all iterations
   std::vector<std::uint64_t> bytes_received; ///< per rank, all iterations
-  double duration_s = 0;               ///< from the phase start to the last task end
+  double duration_s = 0;                     ///< from the phase start to the last task end
 };
 
 /** @brief Called when every rank has finished an iteration: phase name, iteration (0-based), its end time

@@ -68,8 +68,8 @@ public:
     std::vector<sg4::ActorPtr> actors = collective_.start(world_, sequence);
     for (int r = 0; r < world_.size(); ++r) {
       const std::string id = name_ + "-rank" + std::to_string(r);
-      actors.push_back(sg4::Actor::create(id + "-compute", world_.host(r),
-                                          [this, r] { run_stream(r, compute_order_); }));
+      actors.push_back(
+          sg4::Actor::create(id + "-compute", world_.host(r), [this, r] { run_stream(r, compute_order_); }));
       if (!comm_order_.empty())
         actors.push_back(sg4::Actor::create(id + "-comm", world_.host(r), [this, r] { run_stream(r, comm_order_); }));
     }
@@ -112,8 +112,7 @@ public:
           std::unique_lock<sg4::Mutex> lock(*state.mutex);
           state.cv->notify_all();
         }
-        if (task.kind == dag::TaskKind::Update && ++finished_[it] == static_cast<unsigned>(world_.size()) &&
-            progress_)
+        if (task.kind == dag::TaskKind::Update && ++finished_[it] == static_cast<unsigned>(world_.size()) && progress_)
           progress_(name_, it, end - start_);
       }
     }
@@ -155,10 +154,16 @@ public:
   double start_ = 0;
 };
 
-Phase::Phase(PhaseSpec spec) : impl_(std::make_unique<Impl>(std::move(spec))) {}
+Phase::Phase(PhaseSpec spec)
+    : impl_(std::make_unique<Impl>(std::move(spec)))
+{
+}
 
 Phase::~Phase() = default;
 
-dag::PhaseResult Phase::run() { return impl_->run(); }
+dag::PhaseResult Phase::run()
+{
+  return impl_->run();
+}
 
 } // namespace ddlsim::engine

@@ -15,15 +15,15 @@ namespace ddlsim::engine {
 
 /** @brief Everything a phase runs with; references must outlive the phase. */
 struct PhaseSpec {
-  std::string name;                        ///< "single" or "multi": tags mailboxes and progress lines
+  std::string name; ///< "single" or "multi": tags mailboxes and progress lines
   const dag::IterationDag* dag = nullptr;
   std::vector<platform::GpuHost> ranks;
   std::vector<int> node_of_rank;
   const collectives::Collective* collective = nullptr;
   collectives::CollectiveOptions options;
   unsigned iterations = 1;
-  double reference_speed = 0;              ///< FLOP/s of the workload's reference GPU
-  const dag::ProgressFn* progress = nullptr;    ///< may point to an empty function
+  double reference_speed = 0;                ///< FLOP/s of the workload's reference GPU
+  const dag::ProgressFn* progress = nullptr; ///< may point to an empty function
 };
 
 /** @brief A phase, prepared outside any actor (the collective's prepare() may throw ConfigError). */

@@ -15,24 +15,24 @@ namespace ddlsim::engine {
 
 /** @brief Everything one simulation needs besides its DAG (already parsed and validated). */
 struct SimulationInput {
-  std::string platform_file;              ///< platform XML, or a label of `cluster` in messages when that is set
+  std::string platform_file;                    ///< platform XML, or a label of `cluster` in messages when that is set
   std::optional<platform::ClusterSpec> cluster; ///< when set: build this cluster in memory instead of loading XML
-  std::string reference_gpu;              ///< catalogue GPU the DAG's compute times were measured on
+  std::string reference_gpu;                    ///< catalogue GPU the DAG's compute times were measured on
   collectives::AlgorithmSpec algorithm;
-  collectives::CollectiveOptions collective;  ///< algorithm knobs (overhead, reduce cost, servers, ...)
+  collectives::CollectiveOptions collective; ///< algorithm knobs (overhead, reduce cost, servers, ...)
   unsigned iterations = 1;
-  unsigned ranks = 0;                     ///< 0: every GPU host
-  std::vector<std::string> hosts;         ///< explicit rank -> host list (empty: natural order)
-  std::vector<std::string> simgrid_cfg;   ///< "key:value" pairs applied after the defaults
-  bool single_gpu_baseline = true;        ///< also simulate one GPU alone (on rank 0's host) first
-  bool dry_run = false;                   ///< load and map only, simulate nothing
-  dag::ProgressFn progress;                    ///< may be empty
+  unsigned ranks = 0;                   ///< 0: every GPU host
+  std::vector<std::string> hosts;       ///< explicit rank -> host list (empty: natural order)
+  std::vector<std::string> simgrid_cfg; ///< "key:value" pairs applied after the defaults
+  bool single_gpu_baseline = true;      ///< also simulate one GPU alone (on rank 0's host) first
+  bool dry_run = false;                 ///< load and map only, simulate nothing
+  dag::ProgressFn progress;             ///< may be empty
 };
 
 /** @brief Results: the multi-GPU phase, and the single-GPU baseline when asked for. */
 struct SimulationOutput {
-  std::vector<std::string> simgrid_cfg;   ///< every --cfg in force, defaults first
-  std::vector<std::string> hosts;         ///< rank -> host
+  std::vector<std::string> simgrid_cfg; ///< every --cfg in force, defaults first
+  std::vector<std::string> hosts;       ///< rank -> host
   dag::PhaseResult multi;
   std::optional<dag::PhaseResult> single;
 };

@@ -2,6 +2,7 @@
 #include "engine/version.hpp"
 
 #include <xbt/base.h> // version.h needs its macros
+
 #include <simgrid/version.h>
 
 namespace ddlsim::engine {

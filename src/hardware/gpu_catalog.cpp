@@ -32,8 +32,8 @@ const std::vector<GpuSpec>& gpu_catalog()
        "NVIDIA Tesla V100 datasheet, PCIe version (14 TFLOPS FP32, 112 TFLOPS tensor, 900 GB/s)", 3, 0, 0, 1, "",
        "NVIDIA Tesla V100 datasheet: PCIe 3.0 x16 (32 GB/s both directions); no NVLink"},
       {"A100-SXM4-40GB", 19.5e12, 312e12, 1555e9,
-       "NVIDIA A100 datasheet, 40 GB SXM (19.5 TFLOPS FP32, 312 TFLOPS FP16 tensor dense, 1,555 GB/s)", 4, 3, 12, 1,
-       "", "NVIDIA A100 datasheet: NVLink 600 GB/s (12 NVLink 3.0 links); PCIe 4.0 x16 (64 GB/s both directions)"},
+       "NVIDIA A100 datasheet, 40 GB SXM (19.5 TFLOPS FP32, 312 TFLOPS FP16 tensor dense, 1,555 GB/s)", 4, 3, 12, 1, "",
+       "NVIDIA A100 datasheet: NVLink 600 GB/s (12 NVLink 3.0 links); PCIe 4.0 x16 (64 GB/s both directions)"},
   };
   return catalog;
 }

@@ -8,7 +8,8 @@ namespace {
 
 const char* const kInterconnects = "data/interconnects/README.md";
 
-LinkClass make(const std::string& name, const std::string& medium, double bandwidth, const std::string& source) {
+LinkClass make(const std::string& name, const std::string& medium, double bandwidth, const std::string& source)
+{
   LinkClass c;
   c.name = name;
   c.medium = medium;
@@ -24,7 +25,8 @@ LinkClass make(const std::string& name, const std::string& medium, double bandwi
 
 } // namespace
 
-const std::vector<LinkClass>& link_catalog() {
+const std::vector<LinkClass>& link_catalog()
+{
   static const std::vector<LinkClass> catalog = {
       make("pcie3-x16", "pcie", kPcie3x16Bandwidth_bytes_per_s,
            "theoretical: 8 GT/s x 16 lanes x 128/130 encoding / 8 bits (no measured figure in data/)"),
@@ -58,22 +60,26 @@ const std::vector<LinkClass>& link_catalog() {
   return catalog;
 }
 
-const LinkClass& link_by_name(const std::string& name) {
+const LinkClass& link_by_name(const std::string& name)
+{
   for (const auto& c : link_catalog())
     if (c.name == name)
       return c;
   throw ConfigError("unknown link class '" + name + "' (known: " + known_links() + ")");
 }
 
-const LinkClass& pcie_x16_link(int generation) {
+const LinkClass& pcie_x16_link(int generation)
+{
   return link_by_name("pcie" + std::to_string(generation) + "-x16");
 }
 
-const LinkClass& nvlink_link(int generation) {
+const LinkClass& nvlink_link(int generation)
+{
   return link_by_name("nvlink" + std::to_string(generation));
 }
 
-std::string known_links() {
+std::string known_links()
+{
   std::string out;
   for (const auto& c : link_catalog())
     out += (out.empty() ? "" : ", ") + c.name;

@@ -17,7 +17,8 @@ namespace {
 
 using simgrid::kernel::routing::NetPoint;
 
-sg4::Link* split_duplex(sg4::NetZone* zone, const std::string& name, double bandwidth, double latency) {
+sg4::Link* split_duplex(sg4::NetZone* zone, const std::string& name, double bandwidth, double latency)
+{
   auto* link = zone->create_split_duplex_link(name, bandwidth);
   link->set_latency(latency);
   link->seal();
@@ -26,7 +27,8 @@ sg4::Link* split_duplex(sg4::NetZone* zone, const std::string& name, double band
 
 /** One node zone (Full routing, as in the XML) under `parent`; returns the zone and its gateway. */
 std::pair<sg4::NetZone*, NetPoint*> build_node(const ClusterSpec& s, const NodeLayout& layout, int node,
-                                               sg4::NetZone* parent) {
+                                               sg4::NetZone* parent)
+{
   auto* zone = sg4::create_full_zone(node_name(node));
   zone->set_parent(parent);
   const double gpu_speed = gpu_by_name(s.gpu).peak_fp32_flops;
@@ -58,7 +60,8 @@ std::pair<sg4::NetZone*, NetPoint*> build_node(const ClusterSpec& s, const NodeL
 
 } // namespace
 
-void build_cluster(const ClusterSpec& s) {
+void build_cluster(const ClusterSpec& s)
+{
   const NodeLayout layout = build_node_layout(s);
   auto* root = sg4::create_star_zone("cluster");
   if (s.topology == Topology::Star) {

@@ -7,8 +7,8 @@
 #include "hardware/link_catalog.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -21,7 +21,8 @@ namespace {
 
 // --- One name table per kind: parsing, printing and the lists in error messages all read it.
 
-template <typename Kind> struct KindName {
+template <typename Kind>
+struct KindName {
   Kind kind;
   const char* name;
 };
@@ -34,15 +35,18 @@ const KindName<Inter> kInterNames[] = {{Inter::Eth10G, "10gbe"},
                                        {Inter::Ib200, "ib200"}};
 const KindName<Topology> kTopologyNames[] = {{Topology::Star, "star"}, {Topology::FatTree, "fat-tree"}};
 
-template <typename Kind, std::size_t N> const char* name_in(const KindName<Kind> (&table)[N], Kind kind) {
+template <typename Kind, std::size_t N>
+const char* name_in(const KindName<Kind> (&table)[N], Kind kind)
+{
   for (const auto& entry : table)
     if (entry.kind == kind)
       return entry.name;
   throw ConfigError("internal error: a kind without a name");
 }
 
-template <typename Kind, std::size_t N> std::optional<Kind> find_in(const KindName<Kind> (&table)[N],
-                                                                   const std::string& text) {
+template <typename Kind, std::size_t N>
+std::optional<Kind> find_in(const KindName<Kind> (&table)[N], const std::string& text)
+{
   for (const auto& entry : table)
     if (text == entry.name)
       return entry.kind;
@@ -50,33 +54,38 @@ template <typename Kind, std::size_t N> std::optional<Kind> find_in(const KindNa
 }
 
 template <typename Kind, std::size_t N>
-std::string names_in(const KindName<Kind> (&table)[N], const char* separator = ", ") {
+std::string names_in(const KindName<Kind> (&table)[N], const char* separator = ", ")
+{
   std::string out;
   for (const auto& entry : table)
     out += (out.empty() ? "" : separator) + std::string(entry.name);
   return out;
 }
 
-std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
+std::string join(const std::vector<std::string>& items, const char* sep = ", ")
+{
   std::string out;
   for (const auto& i : items)
     out += (out.empty() ? "" : sep) + i;
   return out;
 }
 
-bool contains(const std::vector<std::string>& items, const std::string& x) {
+bool contains(const std::vector<std::string>& items, const std::string& x)
+{
   return std::find(items.begin(), items.end(), x) != items.end();
 }
 
 /** Latency in prose: "2.85 us" (up to 12 significant digits, as the XML writer prints numbers). */
-std::string microseconds(double seconds) {
+std::string microseconds(double seconds)
+{
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.12g us", seconds * 1e6);
   return buf;
 }
 
 /** 2 -> "two": counts in prose. */
-std::string count_word(int n) {
+std::string count_word(int n)
+{
   static const char* const words[] = {"zero", "one", "two", "three", "four"};
   return n >= 0 && n <= 4 ? words[n] : std::to_string(n);
 }
@@ -85,17 +94,20 @@ std::string count_word(int n) {
 
 /** The DGX-1 hybrid cube-mesh exists with NVLink 1.0 (P100, 4 links: one per neighbour) and NVLink 2.0 (V100,
  *  6 links: two neighbours joined twice). */
-bool fits_dgx1_mesh(const GpuSpec& gpu) {
+bool fits_dgx1_mesh(const GpuSpec& gpu)
+{
   return (gpu.nvlink_generation == 1 && gpu.nvlink_links == 4) || (gpu.nvlink_generation == 2 && gpu.nvlink_links == 6);
 }
 
 /** NVSwitch joins NVLink 2.0 and later GPUs (DGX-2: V100, DGX A100: A100). */
-bool fits_nvswitch(const GpuSpec& gpu) {
+bool fits_nvswitch(const GpuSpec& gpu)
+{
   return gpu.nvlink_generation >= 2;
 }
 
 /** Catalogued GPUs that pass `fits`, "A or B". */
-std::string gpus_that(const std::function<bool(const GpuSpec&)>& fits) {
+std::string gpus_that(const std::function<bool(const GpuSpec&)>& fits)
+{
   std::vector<std::string> names;
   for (const auto& gpu : gpu_catalog())
     if (fits(gpu))
@@ -104,7 +116,8 @@ std::string gpus_that(const std::function<bool(const GpuSpec&)>& fits) {
 }
 
 /** NVLink 2.0 links between the GPUs of a DGX-1 (V100), upper triangle: count[a][b] for a < b. */
-int dgx1_v100_links(int a, int b) {
+int dgx1_v100_links(int a, int b)
+{
   static const int count[8][8] = {{0, 1, 1, 2, 2, 0, 0, 0}, {0, 0, 2, 1, 0, 2, 0, 0}, {0, 0, 0, 2, 0, 0, 1, 0},
                                   {0, 0, 0, 0, 0, 0, 0, 1}, {0, 0, 0, 0, 0, 1, 1, 2}, {0, 0, 0, 0, 0, 0, 2, 1},
                                   {0, 0, 0, 0, 0, 0, 0, 2}, {0, 0, 0, 0, 0, 0, 0, 0}};
@@ -112,7 +125,8 @@ int dgx1_v100_links(int a, int b) {
 }
 
 /** Links joining GPUs a and b of a DGX-1 built of `gpu`: the V100 counts, or one per neighbour with 4 links. */
-int dgx1_links(const GpuSpec& gpu, int a, int b) {
+int dgx1_links(const GpuSpec& gpu, int a, int b)
+{
   const int v100 = dgx1_v100_links(a, b);
   return gpu.nvlink_links >= 6 ? v100 : (v100 > 0 ? 1 : 0);
 }
@@ -122,19 +136,27 @@ int dgx1_links(const GpuSpec& gpu, int a, int b) {
 /** Names fields as options or as inline keys, and throws the ConfigError. */
 class Checker {
 public:
-  explicit Checker(SpecNaming naming) : options_(naming == SpecNaming::Options) {}
+  explicit Checker(SpecNaming naming)
+      : options_(naming == SpecNaming::Options)
+  {
+  }
 
   std::string key(const std::string& k) const { return options_ ? field(k) : k; }
 
-  [[noreturn]] void fail(const std::string& msg) const { throw ConfigError((options_ ? "" : field("cluster") + ": ") + msg); }
+  [[noreturn]] void fail(const std::string& msg) const
+  {
+    throw ConfigError((options_ ? "" : field("cluster") + ": ") + msg);
+  }
 
-  void at_least_one(const std::string& k, int v) const {
+  void at_least_one(const std::string& k, int v) const
+  {
     if (v < 1)
       fail(key(k) + " must be >= 1 (got " + std::to_string(v) + ")");
   }
 
   template <typename Kind, std::size_t N>
-  Kind parse(const std::string& k, const std::string& text, const KindName<Kind> (&table)[N]) const {
+  Kind parse(const std::string& k, const std::string& text, const KindName<Kind> (&table)[N]) const
+  {
     if (auto kind = find_in(table, text))
       return *kind;
     fail(key(k) + " must be one of: " + names_in(table) + " (got '" + text + "')");
@@ -144,14 +166,16 @@ private:
   bool options_;
 };
 
-void check_sizes(const ClusterSpec& s, const Checker& c) {
+void check_sizes(const ClusterSpec& s, const Checker& c)
+{
   c.at_least_one("nodes", s.nodes);
   c.at_least_one("gpus-per-node", s.gpus_per_node);
   if (find_gpu(s.gpu) == nullptr)
     c.fail(c.key("gpu") + ": unknown GPU '" + s.gpu + "' (known: " + known_gpus() + ")");
 }
 
-void check_nics(const ClusterSpec& s, const Checker& c) {
+void check_nics(const ClusterSpec& s, const Checker& c)
+{
   c.at_least_one("nics-per-node", s.nics_per_node);
   if (s.gpus_per_node % s.nics_per_node != 0)
     c.fail(c.key("nics-per-node") + " " + std::to_string(s.nics_per_node) + " does not divide " +
@@ -160,11 +184,13 @@ void check_nics(const ClusterSpec& s, const Checker& c) {
 }
 
 /** Combinations the hardware does not have (read from the GPU catalogue's interconnect facts). */
-void check_hardware(const ClusterSpec& s, const Checker& c) {
+void check_hardware(const ClusterSpec& s, const Checker& c)
+{
   const GpuSpec& gpu = gpu_by_name(s.gpu);
   if (s.intra == Intra::Pcie && gpu.gpus_per_board > 1 && s.gpus_per_node % gpu.gpus_per_board != 0)
     c.fail(c.key("gpu") + " " + gpu.name + " needs " +
-           (gpu.gpus_per_board == 2 ? std::string("an even ") : "a multiple of " + std::to_string(gpu.gpus_per_board) + " as ") +
+           (gpu.gpus_per_board == 2 ? std::string("an even ")
+                                    : "a multiple of " + std::to_string(gpu.gpus_per_board) + " as ") +
            c.key("gpus-per-node") + " (" + count_word(gpu.gpus_per_board) + " " + gpu.chip + " GPUs per " + gpu.name +
            " board; got " + std::to_string(s.gpus_per_node) + ")");
   if (s.intra == Intra::NvLink) {
@@ -180,7 +206,8 @@ void check_hardware(const ClusterSpec& s, const Checker& c) {
            "')");
 }
 
-void check_topology(const ClusterSpec& s, const Checker& c) {
+void check_topology(const ClusterSpec& s, const Checker& c)
+{
   if (s.topology == Topology::Star) {
     if (s.nodes_per_leaf != 0)
       c.fail(c.key("nodes-per-leaf") + " needs " + c.key("topology") + " fat-tree");
@@ -206,7 +233,8 @@ struct PcieTree {
   std::vector<int> depth = {0};
   std::vector<std::string> label = {"socket 0 (CPU host)"};
 
-  int add(int parent_vertex, int link, const std::string& what) {
+  int add(int parent_vertex, int link, const std::string& what)
+  {
     parent.push_back(parent_vertex);
     edge.push_back(link);
     depth.push_back(depth[parent_vertex] + 1);
@@ -215,7 +243,8 @@ struct PcieTree {
   }
 
   /** One line per vertex, children indented under their parent: "link-to-parent: device". */
-  void draw(const std::vector<LayoutLink>& links, int vertex, const std::string& indent, std::string& out) const {
+  void draw(const std::vector<LayoutLink>& links, int vertex, const std::string& indent, std::string& out) const
+  {
     out += indent + (vertex == 0 ? "" : links[edge[vertex]].name + ": ") + label[vertex] + "\n";
     for (int pass = 0; pass < 2; ++pass) // sockets last
       for (std::size_t c = 0; c < parent.size(); ++c)
@@ -224,7 +253,8 @@ struct PcieTree {
   }
 
   /** Links from vertex a to vertex b: up from a to their lowest common ancestor, then down to b. */
-  std::vector<LayoutHop> path(int a, int b) const {
+  std::vector<LayoutHop> path(int a, int b) const
+  {
     std::vector<LayoutHop> up, down;
     while (a != b) {
       if (depth[a] >= depth[b]) {
@@ -242,44 +272,56 @@ struct PcieTree {
 
 } // namespace
 
-std::string node_name(int node) {
+std::string node_name(int node)
+{
   return "node" + std::to_string(node);
 }
-std::string gpu_host_name(int node, int gpu) {
+std::string gpu_host_name(int node, int gpu)
+{
   return node_name(node) + "-gpu" + std::to_string(gpu);
 }
-std::string cpu_host_name(int node) {
+std::string cpu_host_name(int node)
+{
   return node_name(node) + "-cpu";
 }
-std::string gateway_name(int node) {
+std::string gateway_name(int node)
+{
   return node_name(node) + "-gw";
 }
 
-const char* to_string(Intra intra) {
+const char* to_string(Intra intra)
+{
   return name_in(kIntraNames, intra);
 }
-const char* to_string(Inter inter) {
+const char* to_string(Inter inter)
+{
   return name_in(kInterNames, inter);
 }
-const char* to_string(Topology topology) {
+const char* to_string(Topology topology)
+{
   return name_in(kTopologyNames, topology);
 }
 
-std::string intra_names(const char* separator) {
+std::string intra_names(const char* separator)
+{
   return names_in(kIntraNames, separator);
 }
-std::string inter_names(const char* separator) {
+std::string inter_names(const char* separator)
+{
   return names_in(kInterNames, separator);
 }
-std::string topology_names(const char* separator) {
+std::string topology_names(const char* separator)
+{
   return names_in(kTopologyNames, separator);
 }
 
-const LinkClass& nic_link(Inter inter) {
+const LinkClass& nic_link(Inter inter)
+{
   return link_by_name(to_string(inter));
 }
 
-void validate(const ClusterSpec& s, SpecNaming naming) {
+void validate(const ClusterSpec& s, SpecNaming naming)
+{
   const Checker c(naming);
   check_sizes(s, c);
   check_nics(s, c);
@@ -287,7 +329,8 @@ void validate(const ClusterSpec& s, SpecNaming naming) {
   check_topology(s, c);
 }
 
-ClusterSpec resolve_cluster_spec(ClusterSpec s, const ClusterKindNames& kinds, SpecNaming naming) {
+ClusterSpec resolve_cluster_spec(ClusterSpec s, const ClusterKindNames& kinds, SpecNaming naming)
+{
   const Checker c(naming);
   check_sizes(s, c);
   s.intra = c.parse("intra", kinds.intra, kIntraNames);
@@ -299,7 +342,8 @@ ClusterSpec resolve_cluster_spec(ClusterSpec s, const ClusterKindNames& kinds, S
   return s;
 }
 
-ClusterSpec parse_cluster_string(const std::string& text) {
+ClusterSpec parse_cluster_string(const std::string& text)
+{
   const std::vector<std::string> keys = {"nodes",    "gpus-per-node",  "gpu",
                                          "intra",    "inter",          "nics-per-node",
                                          "topology", "nodes-per-leaf", "oversubscription"};
@@ -352,7 +396,8 @@ ClusterSpec parse_cluster_string(const std::string& text) {
   return resolve_cluster_spec(s, kinds, SpecNaming::ClusterKeys);
 }
 
-std::string to_cluster_string(const ClusterSpec& s) {
+std::string to_cluster_string(const ClusterSpec& s)
+{
   std::string out = "nodes=" + std::to_string(s.nodes) + ",gpus-per-node=" + std::to_string(s.gpus_per_node) +
                     ",gpu=" + s.gpu + ",intra=" + to_string(s.intra) + ",inter=" + to_string(s.inter) +
                     ",nics-per-node=" + std::to_string(s.nics_per_node) + ",topology=" + to_string(s.topology);
@@ -362,7 +407,8 @@ std::string to_cluster_string(const ClusterSpec& s) {
   return out;
 }
 
-double leaf_uplink_bandwidth(const ClusterSpec& s) {
+double leaf_uplink_bandwidth(const ClusterSpec& s)
+{
   return s.nodes_per_leaf * s.nics_per_node * nic_link(s.inter).bandwidth_bytes_per_s / s.oversubscription;
 }
 
@@ -373,13 +419,21 @@ namespace {
 class LayoutBuilder {
 public:
   explicit LayoutBuilder(const ClusterSpec& s)
-      : s_(s), gpu_(gpu_by_name(s.gpu)), pcie_(pcie_x16_link(gpu_.pcie_generation)), nic_(nic_link(s.inter)),
-        g_(s.gpus_per_node), gpu_vertex_(g_), attach_of_gpu_(g_, 0), nvlink_(g_, std::vector<int>(g_, -1)),
-        nvswitch_(g_, -1) {
+      : s_(s)
+      , gpu_(gpu_by_name(s.gpu))
+      , pcie_(pcie_x16_link(gpu_.pcie_generation))
+      , nic_(nic_link(s.inter))
+      , g_(s.gpus_per_node)
+      , gpu_vertex_(g_)
+      , attach_of_gpu_(g_, 0)
+      , nvlink_(g_, std::vector<int>(g_, -1))
+      , nvswitch_(g_, -1)
+  {
     layout_.gpus = g_;
   }
 
-  NodeLayout build() {
+  NodeLayout build()
+  {
     if (s_.intra == Intra::Pcie && gpu_.gpus_per_board > 1)
       add_board_pcie();
     else if (s_.intra == Intra::Pcie)
@@ -400,15 +454,18 @@ public:
   }
 
 private:
-  int add_link(const std::string& name, const std::string& cls, double bw, double lat) {
+  int add_link(const std::string& name, const std::string& cls, double bw, double lat)
+  {
     layout_.links.push_back({name, cls, bw, lat});
     return static_cast<int>(layout_.links.size()) - 1;
   }
-  int add_pcie(const std::string& name, double lat) {
+  int add_pcie(const std::string& name, double lat)
+  {
     return add_link(name, pcie_.name, pcie_.bandwidth_bytes_per_s, lat);
   }
   /** Socket 0, and socket 1 behind a QPI link when `two`. */
-  std::vector<int> add_sockets(bool two) {
+  std::vector<int> add_sockets(bool two)
+  {
     std::vector<int> sockets = {0};
     if (two)
       sockets.push_back(tree_.add(0, add_link("qpi", "qpi", kQpiBandwidth_bytes_per_s, 0), "socket 1"));
@@ -416,13 +473,15 @@ private:
   }
   /** A GPU's own x16 link: the only PCIe piece carrying latency (the pieces above it constrain bandwidth only,
    *  see link_catalog.hpp). */
-  int add_gpu(int parent, int i, const std::string& label) {
+  int add_gpu(int parent, int i, const std::string& label)
+  {
     return gpu_vertex_[i] = tree_.add(parent, add_pcie("gpu" + std::to_string(i) + "-pcie", pcie_.latency_s), label);
   }
 
   /** Multi-GPU boards (K80): GPUs behind the board's PCIe switch sharing its x16 link, boards behind one PCIe
    *  switch per socket. */
-  void add_board_pcie() {
+  void add_board_pcie()
+  {
     const int per_board = gpu_.gpus_per_board;
     const int boards = g_ / per_board;
     const bool two = boards >= 2 && boards % 2 == 0;
@@ -450,7 +509,8 @@ private:
   }
 
   /** One x16 link per GPU to the node's fabric (socket 0); switches and sockets not modelled. */
-  void add_flat_pcie() {
+  void add_flat_pcie()
+  {
     for (int i = 0; i < g_; ++i)
       add_gpu(0, i, "gpu" + std::to_string(i));
     pcie_text_ = "every GPU has its own " + pcie_.name + " link (gpuI-pcie, " + microseconds(pcie_.latency_s) +
@@ -459,7 +519,8 @@ private:
   }
 
   /** As in a DGX-1: two GPUs per PCIe switch, two switches per socket. */
-  void add_switched_pcie() {
+  void add_switched_pcie()
+  {
     const int switches = (g_ + 1) / 2;
     const bool two = switches >= 2 && switches % 2 == 0;
     const auto sockets = add_sockets(two);
@@ -479,7 +540,8 @@ private:
   }
 
   /** GPU i uses NIC i / (G / K); a NIC sits where the first GPU it serves attaches. */
-  void add_nics() {
+  void add_nics()
+  {
     per_nic_ = g_ / s_.nics_per_node;
     nic_link_.resize(s_.nics_per_node);
     nic_vertex_.resize(s_.nics_per_node);
@@ -491,7 +553,8 @@ private:
   }
 
   /** The DGX-1 hybrid cube-mesh: one link per joined pair, of the pair's summed bandwidth. */
-  void add_dgx1_nvlink() {
+  void add_dgx1_nvlink()
+  {
     const LinkClass& nv = nvlink_link(gpu_.nvlink_generation);
     for (int a = 0; a < g_; ++a)
       for (int b = a + 1; b < g_; ++b)
@@ -510,7 +573,8 @@ private:
   }
 
   /** Every GPU's NVLinks as one link to a non-blocking switch. */
-  void add_nvswitch() {
+  void add_nvswitch()
+  {
     const LinkClass& nv = nvlink_link(gpu_.nvlink_generation);
     const int links = gpu_.nvlink_links;
     for (int i = 0; i < g_; ++i)
@@ -521,7 +585,8 @@ private:
                 microseconds(nv.latency_s) + ") to a non-blocking switch.";
   }
 
-  std::vector<LayoutHop> gpu_to_gpu(int a, int b) const {
+  std::vector<LayoutHop> gpu_to_gpu(int a, int b) const
+  {
     if (s_.intra == Intra::NvSwitch)
       return {{nvswitch_[a], true}, {nvswitch_[b], false}};
     if (s_.intra == Intra::NvLink) {
@@ -533,13 +598,15 @@ private:
     return tree_.path(gpu_vertex_[a], gpu_vertex_[b]);
   }
 
-  std::vector<LayoutHop> to_network(int vertex, int k) const {
+  std::vector<LayoutHop> to_network(int vertex, int k) const
+  {
     auto hops = tree_.path(vertex, nic_vertex_[k]);
     hops.push_back({nic_link_[k], true});
     return hops;
   }
 
-  void add_routes() {
+  void add_routes()
+  {
     const int n = layout_.endpoints();
     layout_.routes.assign(n, std::vector<std::vector<LayoutHop>>(n));
     for (int a = 0; a < g_; ++a) {
@@ -551,7 +618,8 @@ private:
     layout_.routes[layout_.cpu()][layout_.gateway()] = to_network(0, 0);
   }
 
-  void draw() {
+  void draw()
+  {
     layout_.diagram = "PCIe tree (each line: its link to the line above, then the device):\n";
     tree_.draw(layout_.links, 0, "  ", layout_.diagram);
     if (s_.intra == Intra::NvLink) {
@@ -568,7 +636,8 @@ private:
     }
   }
 
-  void describe() {
+  void describe()
+  {
     layout_.description = gpu_text_ + " " + pcie_text_ + " " + std::to_string(s_.nics_per_node) + " " + nic_.name +
                           " NIC" + (s_.nics_per_node > 1 ? "s" : "") + " per node (nicK, " +
                           format_double(nic_.latency_s * 1e6) + " us), GPU i using NIC i / " +
@@ -594,7 +663,8 @@ private:
 
 } // namespace
 
-NodeLayout build_node_layout(const ClusterSpec& s) {
+NodeLayout build_node_layout(const ClusterSpec& s)
+{
   return LayoutBuilder(s).build();
 }
 

@@ -39,15 +39,15 @@ const LinkClass& nic_link(Inter inter);
 
 /** @brief What `ddlsim platform` and `ddlsim run --cluster` generate (plain data; validate() before use). */
 struct ClusterSpec {
-  int nodes = 0;                       ///< servers
-  int gpus_per_node = 0;               ///< GPU hosts per server
-  std::string gpu;                     ///< GPU catalogue name (K80 = one GK210)
-  Intra intra = Intra::Pcie;           ///< pcie | nvlink (DGX-1 hybrid cube-mesh) | nvswitch
-  Inter inter = Inter::Ib56;           ///< 10gbe | 25gbe | ib56 | ib100 | ib200
-  int nics_per_node = 1;               ///< NICs per server; GPU i uses NIC i / (gpus_per_node / nics_per_node)
-  Topology topology = Topology::Star;  ///< star (one non-blocking switch) | fat-tree (leaf switches + spine)
-  int nodes_per_leaf = 0;              ///< fat-tree: servers per leaf switch (required for fat-tree)
-  double oversubscription = 1;         ///< fat-tree: leaf down bandwidth / leaf up bandwidth (>= 1)
+  int nodes = 0;                      ///< servers
+  int gpus_per_node = 0;              ///< GPU hosts per server
+  std::string gpu;                    ///< GPU catalogue name (K80 = one GK210)
+  Intra intra = Intra::Pcie;          ///< pcie | nvlink (DGX-1 hybrid cube-mesh) | nvswitch
+  Inter inter = Inter::Ib56;          ///< 10gbe | 25gbe | ib56 | ib100 | ib200
+  int nics_per_node = 1;              ///< NICs per server; GPU i uses NIC i / (gpus_per_node / nics_per_node)
+  Topology topology = Topology::Star; ///< star (one non-blocking switch) | fat-tree (leaf switches + spine)
+  int nodes_per_leaf = 0;             ///< fat-tree: servers per leaf switch (required for fat-tree)
+  double oversubscription = 1;        ///< fat-tree: leaf down bandwidth / leaf up bandwidth (>= 1)
 };
 
 /** @brief How errors name the fields: as fields the command line shows as its options ("--nodes must be >= 1
@@ -59,9 +59,9 @@ void validate(const ClusterSpec& spec, SpecNaming naming);
 
 /** @brief The kinds of a cluster as text, before parsing (what the command line and the inline form give). */
 struct ClusterKindNames {
-  std::string intra;              ///< pcie | nvlink | nvswitch
-  std::string inter;              ///< 10gbe | 25gbe | ib56 | ib100 | ib200
-  std::string topology = "star";  ///< star | fat-tree
+  std::string intra;             ///< pcie | nvlink | nvswitch
+  std::string inter;             ///< 10gbe | 25gbe | ib56 | ib100 | ib200
+  std::string topology = "star"; ///< star | fat-tree
 };
 
 /** @brief Parses the kinds into `spec` and validates the result: the same checks as validate(), the first bad

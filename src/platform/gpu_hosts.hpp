@@ -17,12 +17,13 @@ inline constexpr const char* kGpuProperty = "gpu";
 struct GpuHost {
   simgrid::s4u::Host* host = nullptr;
   std::string name;
-  std::string gpu;          ///< value of the `gpu` property
-  double speed_flops = 0;   ///< host speed, FLOP/s
+  std::string gpu;        ///< value of the `gpu` property
+  double speed_flops = 0; ///< host speed, FLOP/s
 };
 
 /** @brief Every host carrying the `gpu` property, in natural name order ("n1-gpu2" < "n1-gpu10").
  *  A host naming a catalogued GPU must have that GPU's catalogue speed (InputError otherwise). */
-std::vector<GpuHost> find_gpu_hosts(const std::vector<simgrid::s4u::Host*>& all_hosts, const std::string& platform_file);
+std::vector<GpuHost> find_gpu_hosts(const std::vector<simgrid::s4u::Host*>& all_hosts,
+                                    const std::string& platform_file);
 
 } // namespace ddlsim::platform

@@ -13,19 +13,23 @@
 namespace ddlsim::platform {
 namespace {
 
-std::string bandwidth(double bytes_per_s) {
+std::string bandwidth(double bytes_per_s)
+{
   return format_number(bytes_per_s / 1e9) + "GBps";
 }
-std::string latency(double s) {
+std::string latency(double s)
+{
   return format_number(s * 1e6) + "us";
 }
 
-void link(std::ostringstream& x, const std::string& indent, const std::string& id, double bw, double lat) {
+void link(std::ostringstream& x, const std::string& indent, const std::string& id, double bw, double lat)
+{
   x << indent << "<link id=\"" << id << "\" bandwidth=\"" << bandwidth(bw) << "\" latency=\"" << latency(lat)
     << "\" sharing_policy=\"SPLITDUPLEX\"/>\n";
 }
 
-std::string diagram(const ClusterSpec& s, const NodeLayout& layout) {
+std::string diagram(const ClusterSpec& s, const NodeLayout& layout)
+{
   std::ostringstream d;
   d << "  One node (every node alike; link names carry the node<N>- prefix):\n";
   std::istringstream lines(layout.diagram);
@@ -40,12 +44,14 @@ std::string diagram(const ClusterSpec& s, const NodeLayout& layout) {
   return d.str();
 }
 
-std::string us(double seconds) {
+std::string us(double seconds)
+{
   return format_number(seconds * 1e6) + " us";
 }
 
 /** The opening comment: what was generated, the diagram, the layout, and the source of every number. */
-void write_comment(std::ostringstream& x, const ClusterSpec& s, const NodeLayout& layout) {
+void write_comment(std::ostringstream& x, const ClusterSpec& s, const NodeLayout& layout)
+{
   const GpuSpec& gpu = gpu_by_name(s.gpu);
   const LinkClass& pcie = pcie_x16_link(gpu.pcie_generation);
   const LinkClass& nic = nic_link(s.inter);
@@ -86,7 +92,8 @@ void write_comment(std::ostringstream& x, const ClusterSpec& s, const NodeLayout
 }
 
 /** One Full zone: the node's GPU hosts, CPU host, gateway, links and every route of the layout. */
-void write_node_zone(std::ostringstream& x, const ClusterSpec& s, const NodeLayout& layout, int node) {
+void write_node_zone(std::ostringstream& x, const ClusterSpec& s, const NodeLayout& layout, int node)
+{
   const std::string in = "      ";
   const double gpu_speed = gpu_by_name(s.gpu).peak_fp32_flops;
   const std::string prefix = node_name(node) + "-";
@@ -114,7 +121,8 @@ void write_node_zone(std::ostringstream& x, const ClusterSpec& s, const NodeLayo
 }
 
 /** The links between nodes (the switch, the fat-tree leaf uplinks) and one zoneRoute per node pair. */
-void write_network(std::ostringstream& x, const ClusterSpec& s) {
+void write_network(std::ostringstream& x, const ClusterSpec& s)
+{
   const std::string in = "      ";
   const bool fat = s.topology == Topology::FatTree;
   // SimGrid forbids empty routes between zones, so every zoneRoute crosses the switch: a FATPIPE link (flows do
@@ -142,13 +150,15 @@ void write_network(std::ostringstream& x, const ClusterSpec& s) {
 
 } // namespace
 
-std::string format_number(double value) {
+std::string format_number(double value)
+{
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.12g", value);
   return buf;
 }
 
-std::string platform_xml(const ClusterSpec& s) {
+std::string platform_xml(const ClusterSpec& s)
+{
   const NodeLayout layout = build_node_layout(s);
   std::ostringstream x;
   x << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n";

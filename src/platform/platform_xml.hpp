@@ -12,7 +12,6 @@ namespace ddlsim::platform {
  *  The file grows as nodes^2; use the in-memory builder (`ddlsim run --cluster`) for large clusters. */
 std::string platform_xml(const ClusterSpec& spec);
 
-
 /** @brief A number with up to 12 significant digits, no trailing zeros (2.85e-6 * 1e6 -> "2.85"). */
 std::string format_number(double value);
 

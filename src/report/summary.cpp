@@ -60,13 +60,13 @@ PhaseSummary summarize_phase(const dag::IterationDag& dag, const dag::PhaseResul
   b.set_backward_s(bwd * per);
   b.set_update_s(upd * per);
   b.set_communication_s(comm * per);
-  b.set_exposed_communication_s(s.iteration_time_s - (b.io_s() + b.h2d_s() + b.forward_s() + b.backward_s() + b.update_s()));
+  b.set_exposed_communication_s(s.iteration_time_s -
+                                (b.io_s() + b.h2d_s() + b.forward_s() + b.backward_s() + b.update_s()));
   return s;
 }
 
 proto::Report build_report(const proto::RunConfig& config, const proto::Workload& workload,
-                           const dag::IterationDag& dag, const dag::PhaseResult& multi,
-                           const dag::PhaseResult& single)
+                           const dag::IterationDag& dag, const dag::PhaseResult& multi, const dag::PhaseResult& single)
 {
   const PhaseSummary m = summarize_phase(dag, multi);
   const PhaseSummary s = summarize_phase(dag, single);

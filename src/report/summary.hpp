@@ -21,7 +21,6 @@ PhaseSummary summarize_phase(const dag::IterationDag& dag, const dag::PhaseResul
 
 /** @brief Builds the report. `single` is the single-GPU baseline (the multi-GPU phase itself if it has one rank). */
 proto::Report build_report(const proto::RunConfig& config, const proto::Workload& workload,
-                           const dag::IterationDag& dag, const dag::PhaseResult& multi,
-                           const dag::PhaseResult& single);
+                           const dag::IterationDag& dag, const dag::PhaseResult& multi, const dag::PhaseResult& single);
 
 } // namespace ddlsim::report

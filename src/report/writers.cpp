@@ -42,16 +42,17 @@ void write_console(std::ostream& out, const proto::Report& r)
   out << "ddlsim: " << r.model() << " on " << r.gpus() << " x " << r.gpu() << " (" << c.platform_file() << "), "
       << c.algorithm() << " allreduce, schedule " << c.schedule() << ", " << c.iterations() << " iteration"
       << (c.iterations() == 1 ? "" : "s") << "\n\n";
-  const std::string measured =
-      c.iterations() > 2 ? "mean of iterations 2.." + std::to_string(c.iterations())
-      : c.iterations() == 2 ? std::string("iteration 2") : std::string("the only iteration");
+  const std::string measured = c.iterations() > 2    ? "mean of iterations 2.." + std::to_string(c.iterations())
+                               : c.iterations() == 2 ? std::string("iteration 2")
+                                                     : std::string("the only iteration");
   row(out, "GPUs", std::to_string(r.gpus()));
   row(out, "batch per GPU", std::to_string(r.batch_size_per_gpu()) + " samples");
   row(out, "iteration time", format_seconds(r.iteration_time_s()) + "  (" + measured + ")");
   const std::string na = "n/a (no computation: the single GPU takes no time)";
   row(out, "throughput", r.iteration_time_s() > 0 ? fmt("%.1f samples/s", r.throughput_samples_per_s()) : na);
-  row(out, "single-GPU iteration time", format_seconds(r.single_gpu_iteration_time_s()) + "  (simulated on " +
-                                            (c.hosts_size() > 0 ? c.hosts(0) : std::string("rank 0")) + ")");
+  row(out, "single-GPU iteration time",
+      format_seconds(r.single_gpu_iteration_time_s()) + "  (simulated on " +
+          (c.hosts_size() > 0 ? c.hosts(0) : std::string("rank 0")) + ")");
   const bool timed = r.iteration_time_s() > 0 && r.single_gpu_iteration_time_s() > 0;
   row(out, "single-GPU throughput",
       r.single_gpu_iteration_time_s() > 0 ? fmt("%.1f samples/s", r.single_gpu_throughput_samples_per_s()) : na);
@@ -67,15 +68,14 @@ void write_console(std::ostream& out, const proto::Report& r)
   share(out, "communication not hidden", b.exposed_communication_s(), t);
   share(out, "= iteration time", t, t);
   out << "\n";
-  row(out, "communication, total", format_seconds(b.communication_s()) + "  (" +
-                                       fmt("%.1f %%", b.communication_s() > 0
-                                                          ? 100.0 * (1.0 - b.exposed_communication_s() /
-                                                                               b.communication_s())
-                                                          : 0.0) +
-                                       " hidden behind computation)");
-  row(out, "gradient per iteration", format_bytes(double(r.gradient_bytes())) + " (" +
-                                         std::to_string(r.gradient_bytes()) + " B) in " +
-                                         std::to_string(r.aggregations_per_iteration()) + " allreduces");
+  row(out, "communication, total",
+      format_seconds(b.communication_s()) + "  (" +
+          fmt("%.1f %%",
+              b.communication_s() > 0 ? 100.0 * (1.0 - b.exposed_communication_s() / b.communication_s()) : 0.0) +
+          " hidden behind computation)");
+  row(out, "gradient per iteration",
+      format_bytes(double(r.gradient_bytes())) + " (" + std::to_string(r.gradient_bytes()) + " B) in " +
+          std::to_string(r.aggregations_per_iteration()) + " allreduces");
   row(out, "bytes sent per iteration, all GPUs", format_bytes(double(r.bytes_sent_per_iteration())));
   row(out, "simulated time (multi-GPU phase)", format_seconds(r.simulated_time_s()));
 }

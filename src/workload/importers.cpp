@@ -241,8 +241,7 @@ AstraLayer parse_astra_layer(const std::vector<std::string>& t, const std::strin
       throw InputError(where + ": " + comm_names[k] + " communication " + type +
                        " is not data-parallel (allowed: " + (k == 2 ? "ALLREDUCE, NONE" : "NONE") + ")");
     if (type == "NONE" && sizes[k] != 0)
-      throw InputError(where + ": " + comm_names[k] + " communication NONE with size " + t[4 + 3 * k] +
-                       " (must be 0)");
+      throw InputError(where + ": " + comm_names[k] + " communication NONE with size " + t[4 + 3 * k] + " (must be 0)");
   }
   AstraLayer layer;
   if (!parse_count(t[11], layer.update_cycles))

@@ -15,7 +15,8 @@ namespace {
 constexpr double kMaxTimeS = 1e6;
 constexpr std::int64_t kMaxGradientBytes = std::int64_t(1) << 50;
 
-void check_time(double value, const std::string& source, const std::string& where) {
+void check_time(double value, const std::string& source, const std::string& where)
+{
   if (!std::isfinite(value))
     throw InputError(source + ": " + where + " must be a finite number of seconds (got " + format_double(value) + ")");
   if (value < 0)
@@ -26,7 +27,8 @@ void check_time(double value, const std::string& source, const std::string& wher
 
 } // namespace
 
-void validate_workload(const proto::Workload& w, const std::string& source) {
+void validate_workload(const proto::Workload& w, const std::string& source)
+{
   if (w.schema_version() != kSchemaVersion)
     throw InputError(source + ": schema_version must be " + std::to_string(kSchemaVersion) + " (got " +
                      std::to_string(w.schema_version()) + ")");
@@ -37,8 +39,8 @@ void validate_workload(const proto::Workload& w, const std::string& source) {
   if (w.reference_gpu().empty())
     throw InputError(source + ": reference_gpu: missing name of the GPU the times were taken on");
   if (platform::find_gpu(w.reference_gpu()) == nullptr) // times are replayed relative to its catalogue peak
-    throw InputError(source + ": reference_gpu '" + w.reference_gpu() + "' is not in the GPU catalogue (known: " +
-                     platform::known_gpus() + ")");
+    throw InputError(source + ": reference_gpu '" + w.reference_gpu() +
+                     "' is not in the GPU catalogue (known: " + platform::known_gpus() + ")");
   check_time(w.io_s(), source, "io_s");
   check_time(w.h2d_s(), source, "h2d_s");
   check_time(w.update_s(), source, "update_s");

@@ -14,11 +14,13 @@ namespace {
 
 enum class Format { Text, Json };
 
-bool ends_with(const std::string& s, const std::string& suffix) {
+bool ends_with(const std::string& s, const std::string& suffix)
+{
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-Format format_of(const std::string& path) {
+Format format_of(const std::string& path)
+{
   if (ends_with(path, ".textproto") || ends_with(path, ".pbtxt") || ends_with(path, ".txtpb"))
     return Format::Text;
   if (ends_with(path, ".json"))
@@ -29,7 +31,8 @@ Format format_of(const std::string& path) {
 /** Keeps the first parse error with its position; the text-format parser reports lines from 0. */
 class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
 public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
+  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override
+  {
     if (message_.empty())
       message_ = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) + ": " + message;
   }
@@ -42,7 +45,8 @@ private:
 
 } // namespace
 
-proto::Workload parse_workload(const std::string& text, const std::string& format_path) {
+proto::Workload parse_workload(const std::string& text, const std::string& format_path)
+{
   proto::Workload w;
   if (format_of(format_path) == Format::Text) {
     google::protobuf::TextFormat::Parser parser;
@@ -54,8 +58,7 @@ proto::Workload parse_workload(const std::string& text, const std::string& forma
     google::protobuf::util::JsonParseOptions options;
     options.ignore_unknown_fields = false;
     auto status = google::protobuf::util::JsonStringToMessage(text, &w, options);
-    if (!status.ok())
-    {
+    if (!status.ok()) {
       const std::string message(status.message()); // protobuf may add lines: keep the first
       throw InputError(format_path + ": malformed JSON workload: " + message.substr(0, message.find('\n')));
     }
@@ -64,12 +67,14 @@ proto::Workload parse_workload(const std::string& text, const std::string& forma
   return w;
 }
 
-proto::Workload load_workload(const std::string& path) {
+proto::Workload load_workload(const std::string& path)
+{
   format_of(path); // reject an unknown extension before touching the file
   return parse_workload(read_file(path), path);
 }
 
-std::string to_textproto(const proto::Workload& w) {
+std::string to_textproto(const proto::Workload& w)
+{
   std::string out;
   google::protobuf::TextFormat::Printer printer;
   printer.SetUseShortRepeatedPrimitives(true);
@@ -78,11 +83,13 @@ std::string to_textproto(const proto::Workload& w) {
   return out;
 }
 
-std::string to_json(const proto::Workload& w) {
+std::string to_json(const proto::Workload& w)
+{
   return message_to_json(w);
 }
 
-std::uint64_t total_gradient_bytes(const proto::Workload& w) {
+std::uint64_t total_gradient_bytes(const proto::Workload& w)
+{
   std::uint64_t sum = 0;
   for (const auto& layer : w.layers())
     sum += static_cast<std::uint64_t>(layer.gradient_bytes());

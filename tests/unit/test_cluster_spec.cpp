@@ -2,9 +2,9 @@
 #include "cli/flags.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
-#include "platform/cluster_spec.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "hardware/link_catalog.hpp"
+#include "platform/cluster_spec.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -16,7 +16,8 @@ using platform::SpecNaming;
 
 namespace {
 
-ClusterSpec good() {
+ClusterSpec good()
+{
   ClusterSpec s;
   s.nodes = 4;
   s.gpus_per_node = 8;
@@ -28,7 +29,9 @@ ClusterSpec good() {
 
 /** The error of resolving good()'s sizes with these kinds, or "(accepted)". */
 /** The error `f` throws, as the command line shows it (fields as flags). */
-template <typename F> std::string cli_error(F f) {
+template <typename F>
+std::string cli_error(F f)
+{
   try {
     f();
   } catch (const ConfigError& e) {
@@ -38,7 +41,8 @@ template <typename F> std::string cli_error(F f) {
 }
 
 std::string kinds_error(const std::string& intra, const std::string& inter, const std::string& topology = "star",
-                        SpecNaming naming = SpecNaming::Options) {
+                        SpecNaming naming = SpecNaming::Options)
+{
   try {
     platform::resolve_cluster_spec(good(), {intra, inter, topology}, naming);
   } catch (const ConfigError& e) {
@@ -47,7 +51,9 @@ std::string kinds_error(const std::string& intra, const std::string& inter, cons
   return "(accepted)";
 }
 
-template <typename Edit> std::string error_of(Edit edit, SpecNaming naming = SpecNaming::Options) {
+template <typename Edit>
+std::string error_of(Edit edit, SpecNaming naming = SpecNaming::Options)
+{
   ClusterSpec s = good();
   edit(s);
   try {
@@ -59,7 +65,8 @@ template <typename Edit> std::string error_of(Edit edit, SpecNaming naming = Spe
 }
 
 /** Sum of the bandwidths of the links of layout route a -> b (a < b) whose class is `cls`. */
-double total_bandwidth(const platform::NodeLayout& l, int gpu, const std::string& cls) {
+double total_bandwidth(const platform::NodeLayout& l, int gpu, const std::string& cls)
+{
   double sum = 0;
   for (const auto& link : l.links)
     if (link.link_class == cls &&
@@ -71,15 +78,16 @@ double total_bandwidth(const platform::NodeLayout& l, int gpu, const std::string
 
 } // namespace
 
-TEST_CASE("cluster spec: a valid description passes") {
+TEST_CASE("cluster spec: a valid description passes")
+{
   CHECK_NOTHROW(platform::validate(good(), SpecNaming::Options));
 }
 
-TEST_CASE("cluster spec: every bad field is rejected with a message naming it") {
+TEST_CASE("cluster spec: every bad field is rejected with a message naming it")
+{
   CHECK(error_of([](auto& s) { s.nodes = 0; }) == "--nodes must be >= 1 (got 0)");
   CHECK(error_of([](auto& s) { s.gpus_per_node = -2; }) == "--gpus-per-node must be >= 1 (got -2)");
-  CHECK(error_of([](auto& s) { s.gpu = "Z80"; }) ==
-        "--gpu: unknown GPU 'Z80' (known: " + platform::known_gpus() + ")");
+  CHECK(error_of([](auto& s) { s.gpu = "Z80"; }) == "--gpu: unknown GPU 'Z80' (known: " + platform::known_gpus() + ")");
   CHECK(kinds_error("pci", "ib100") == "--intra must be one of: pcie, nvlink, nvswitch (got 'pci')");
   CHECK(kinds_error("nvlink", "ib400") == "--inter must be one of: 10gbe, 25gbe, ib56, ib100, ib200 (got 'ib400')");
   CHECK(error_of([](auto& s) { s.nics_per_node = 0; }) == "--nics-per-node must be >= 1 (got 0)");
@@ -89,13 +97,15 @@ TEST_CASE("cluster spec: every bad field is rejected with a message naming it") 
   CHECK(kinds_error("nvlink", "ib100") == "(accepted)");
 }
 
-TEST_CASE("cluster spec: kinds are parsed in option order, named by one table each") {
+TEST_CASE("cluster spec: kinds are parsed in option order, named by one table each")
+{
   // The first bad field in option order is reported, whether it is a number or a kind.
   CHECK(error_of([](auto& s) { s.nodes = 0; }) == "--nodes must be >= 1 (got 0)");
   ClusterSpec zero = good();
   zero.nodes = 0;
-  CHECK(cli_error([&] { platform::resolve_cluster_spec(zero, {"pci", "ib100", "star"}, SpecNaming::Options); }) ==
-        "--nodes must be >= 1 (got 0)");
+  CHECK(cli_error([&] {
+          platform::resolve_cluster_spec(zero, {"pci", "ib100", "star"}, SpecNaming::Options);
+        }) == "--nodes must be >= 1 (got 0)");
   CHECK(kinds_error("pci", "opa") == "--intra must be one of: pcie, nvlink, nvswitch (got 'pci')");
   CHECK(kinds_error("pci", "ib100", "star", SpecNaming::ClusterKeys) ==
         "--cluster: intra must be one of: pcie, nvlink, nvswitch (got 'pci')");
@@ -111,7 +121,8 @@ TEST_CASE("cluster spec: kinds are parsed in option order, named by one table ea
     CHECK(platform::nic_link(inter).name == platform::to_string(inter));
 }
 
-TEST_CASE("cluster spec: combinations the hardware does not have are rejected") {
+TEST_CASE("cluster spec: combinations the hardware does not have are rejected")
+{
   CHECK(error_of([](auto& s) { s.gpu = "K80", s.intra = platform::Intra::Pcie, s.gpus_per_node = 3; }) ==
         "--gpu K80 needs an even --gpus-per-node (two GK210 GPUs per K80 board; got 3)");
   CHECK(error_of([](auto& s) { s.gpu = "P40"; }) ==
@@ -122,26 +133,31 @@ TEST_CASE("cluster spec: combinations the hardware does not have are rejected") 
         "--intra nvswitch needs --gpu V100-SXM2 or A100-SXM4-40GB (got 'P100-SXM2')");
 }
 
-TEST_CASE("cluster spec: fat-tree options are checked, and refused without a fat-tree") {
+TEST_CASE("cluster spec: fat-tree options are checked, and refused without a fat-tree")
+{
   CHECK(error_of([](auto& s) { s.nodes_per_leaf = 2; }) == "--nodes-per-leaf needs --topology fat-tree");
   CHECK(error_of([](auto& s) { s.oversubscription = 2; }) == "--oversubscription needs --topology fat-tree");
   CHECK(error_of([](auto& s) { s.topology = platform::Topology::FatTree; }) ==
         "--topology fat-tree needs --nodes-per-leaf >= 1 (got 0)");
   CHECK(error_of([](auto& s) { s.topology = platform::Topology::FatTree, s.nodes_per_leaf = 3; }) ==
         "--nodes-per-leaf 3 does not divide --nodes 4");
-  CHECK(error_of([](auto& s) { s.topology = platform::Topology::FatTree, s.nodes_per_leaf = 2, s.oversubscription = 0.5; }) ==
-        "--oversubscription must be >= 1 (got 0.5)");
-  CHECK(error_of([](auto& s) { s.topology = platform::Topology::FatTree, s.nodes_per_leaf = 2, s.oversubscription = 3; }) ==
-        "(accepted)");
+  CHECK(error_of([](auto& s) {
+          s.topology = platform::Topology::FatTree, s.nodes_per_leaf = 2, s.oversubscription = 0.5;
+        }) == "--oversubscription must be >= 1 (got 0.5)");
+  CHECK(error_of([](auto& s) {
+          s.topology = platform::Topology::FatTree, s.nodes_per_leaf = 2, s.oversubscription = 3;
+        }) == "(accepted)");
 }
 
-TEST_CASE("cluster spec: the inline form names keys, not options") {
+TEST_CASE("cluster spec: the inline form names keys, not options")
+{
   CHECK(error_of([](auto& s) { s.nodes = 0; }, SpecNaming::ClusterKeys) == "--cluster: nodes must be >= 1 (got 0)");
   CHECK(error_of([](auto& s) { s.nics_per_node = 3; }, SpecNaming::ClusterKeys) ==
         "--cluster: nics-per-node 3 does not divide gpus-per-node 8 (every NIC serves the same number of GPUs)");
 }
 
-TEST_CASE("cluster string: parsed, every key checked, printed back") {
+TEST_CASE("cluster string: parsed, every key checked, printed back")
+{
   const auto s = platform::parse_cluster_string(
       "nodes=8,gpus-per-node=4,gpu=P40,intra=pcie,inter=25gbe,nics-per-node=2,topology=fat-tree,nodes-per-leaf=4,"
       "oversubscription=1.5");
@@ -158,21 +174,23 @@ TEST_CASE("cluster string: parsed, every key checked, printed back") {
   const std::string base = "nodes=2,gpus-per-node=4,gpu=P40,intra=pcie";
   CHECK(cli_error([&] { platform::parse_cluster_string(base + ",inter=ib56,speed=9"); }) ==
         "--cluster: unknown key 'speed' (keys: nodes, gpus-per-node, gpu, intra, inter, nics-per-node, "
-                    "topology, nodes-per-leaf, oversubscription)");
+        "topology, nodes-per-leaf, oversubscription)");
   CHECK(cli_error([&] { platform::parse_cluster_string(base); }) ==
         "--cluster: missing key 'inter' (required: nodes, gpus-per-node, gpu, intra, inter)");
   CHECK(cli_error([&] { platform::parse_cluster_string(base + ",inter=ib56,nodes=3"); }) ==
         "--cluster: key 'nodes' given twice");
   CHECK(cli_error([&] { platform::parse_cluster_string("nodes=two,gpus-per-node=4,gpu=P40,intra=pcie,inter=ib56"); }) ==
         "--cluster: nodes must be an integer (got 'two')");
-  CHECK_THAT(cli_error([&] { platform::parse_cluster_string(base + ",inter"); }), Catch::Matchers::StartsWith("--cluster: expected KEY=VALUE, got 'inter'"));
+  CHECK_THAT(cli_error([&] { platform::parse_cluster_string(base + ",inter"); }),
+             Catch::Matchers::StartsWith("--cluster: expected KEY=VALUE, got 'inter'"));
   CHECK(cli_error([&] { platform::parse_cluster_string(base + ",inter=ib56,oversubscription=x"); }) ==
         "--cluster: oversubscription must be a number (got 'x')");
   CHECK(cli_error([&] { platform::parse_cluster_string("nodes=0,gpus-per-node=4,gpu=P40,intra=pcie,inter=ib56"); }) ==
         "--cluster: nodes must be >= 1 (got 0)");
 }
 
-TEST_CASE("node layout: DGX-1 V100 gives every GPU 6 NVLink 2.0 links, non-neighbours take two hops") {
+TEST_CASE("node layout: DGX-1 V100 gives every GPU 6 NVLink 2.0 links, non-neighbours take two hops")
+{
   const auto l = platform::build_node_layout(good());
   const double link = platform::link_by_name("nvlink2").bandwidth_bytes_per_s;
   int direct_pairs = 0;
@@ -190,7 +208,8 @@ TEST_CASE("node layout: DGX-1 V100 gives every GPU 6 NVLink 2.0 links, non-neigh
   CHECK(direct_pairs == 16); // 6 pairs inside each quad, plus 4 GPU i <-> GPU i^4
 }
 
-TEST_CASE("node layout: DGX-1 P100 gives every GPU 4 NVLink 1.0 links") {
+TEST_CASE("node layout: DGX-1 P100 gives every GPU 4 NVLink 1.0 links")
+{
   auto s = good();
   s.gpu = "P100-SXM2";
   const auto l = platform::build_node_layout(s);
@@ -198,7 +217,8 @@ TEST_CASE("node layout: DGX-1 P100 gives every GPU 4 NVLink 1.0 links") {
     CHECK(total_bandwidth(l, g, "nvlink1") == Approx(4 * 18.3e9).epsilon(1e-12));
 }
 
-TEST_CASE("node layout: K80 boards share a link, sockets are joined by QPI, NICs split the GPUs") {
+TEST_CASE("node layout: K80 boards share a link, sockets are joined by QPI, NICs split the GPUs")
+{
   auto s = good();
   s.gpu = "K80";
   s.intra = platform::Intra::Pcie;
@@ -220,7 +240,8 @@ TEST_CASE("node layout: K80 boards share a link, sockets are joined by QPI, NICs
   CHECK(names(l.cpu(), l.gateway()) == std::vector<std::string>{"nic0+"});
 }
 
-TEST_CASE("cluster names sort in rank order, the fat-tree leaf uplink follows the oversubscription") {
+TEST_CASE("cluster names sort in rank order, the fat-tree leaf uplink follows the oversubscription")
+{
   std::vector<std::string> ranks;
   for (int n = 0; n < 12; ++n)
     for (int g = 0; g < 10; ++g)

@@ -9,7 +9,8 @@
 using namespace ddlsim;
 using platform::link_by_name;
 
-TEST_CASE("link catalogue: bandwidths are the cited or theoretical figures") {
+TEST_CASE("link catalogue: bandwidths are the cited or theoretical figures")
+{
   CHECK(link_by_name("pcie3-x16").bandwidth_bytes_per_s == Approx(8e9 * 16 * 128.0 / 130.0 / 8).epsilon(1e-4));
   CHECK(link_by_name("pcie4-x16").bandwidth_bytes_per_s == Approx(16e9 * 16 * 128.0 / 130.0 / 8).epsilon(1e-4));
   CHECK(link_by_name("nvlink1").bandwidth_bytes_per_s == 18.3e9);
@@ -22,7 +23,8 @@ TEST_CASE("link catalogue: bandwidths are the cited or theoretical figures") {
   CHECK(link_by_name("ib200").bandwidth_bytes_per_s == 24e9);
 }
 
-TEST_CASE("link catalogue: latencies reproduce NCCL's per-hop figures over the routes they sit on") {
+TEST_CASE("link catalogue: latencies reproduce NCCL's per-hop figures over the routes they sit on")
+{
   const auto& pcie = link_by_name("pcie3-x16");
   CHECK(pcie.latency_s == Approx(2.85e-6).epsilon(1e-12));
   CHECK(link_by_name("pcie4-x16").latency_s == pcie.latency_s);
@@ -40,7 +42,8 @@ TEST_CASE("link catalogue: latencies reproduce NCCL's per-hop figures over the r
   }
 }
 
-TEST_CASE("link catalogue: every class says where its bandwidth comes from") {
+TEST_CASE("link catalogue: every class says where its bandwidth comes from")
+{
   for (const auto& c : platform::link_catalog()) {
     INFO(c.name);
     const bool measured = c.bandwidth_source.find("measured") == 0 || c.bandwidth_source.find("rule of thumb") == 0;
@@ -51,7 +54,8 @@ TEST_CASE("link catalogue: every class says where its bandwidth comes from") {
   }
 }
 
-TEST_CASE("link catalogue: every cited file is in the repository's own data/") {
+TEST_CASE("link catalogue: every cited file is in the repository's own data/")
+{
   for (const auto& c : platform::link_catalog()) {
     INFO(c.name << ": " << c.bandwidth_source);
     CHECK(c.bandwidth_source.find("shared/") == std::string::npos);
@@ -62,7 +66,8 @@ TEST_CASE("link catalogue: every cited file is in the repository's own data/") {
   CHECK(readable_file(DDLSIM_SOURCE_DIR "/data/interconnects/README.md"));
 }
 
-TEST_CASE("link catalogue: the PCIe constants are the catalogue's, every GPU's links are catalogued") {
+TEST_CASE("link catalogue: the PCIe constants are the catalogue's, every GPU's links are catalogued")
+{
   CHECK(link_by_name("pcie3-x16").bandwidth_bytes_per_s == platform::kPcie3x16Bandwidth_bytes_per_s);
   CHECK(platform::pcie_x16_link(3).name == "pcie3-x16");
   CHECK(platform::pcie_x16_link(4).bandwidth_bytes_per_s == platform::kPcie4x16Bandwidth_bytes_per_s);
@@ -82,7 +87,8 @@ TEST_CASE("link catalogue: the PCIe constants are the catalogue's, every GPU's l
   CHECK(platform::gpu_by_name("K80").gpus_per_board == 2);
 }
 
-TEST_CASE("link catalogue: an unknown class is rejected with the known names") {
+TEST_CASE("link catalogue: an unknown class is rejected with the known names")
+{
   CHECK_THROWS_WITH(link_by_name("ib400"),
                     "unknown link class 'ib400' (known: pcie3-x16, pcie4-x16, nvlink1, nvlink2, nvlink3, "
                     "10gbe, 25gbe, ib56, ib100, ib200)");

@@ -20,7 +20,8 @@ TEST_CASE("an explicit host list chooses and orders the hosts")
   const std::vector<std::string> gpus{"a", "b", "c"};
   CHECK(select_rank_hosts(gpus, {"c", "a"}, 0, "p.xml") == std::vector<std::size_t>{2, 0});
   CHECK(select_rank_hosts(gpus, {"c", "a"}, 2, "p.xml") == std::vector<std::size_t>{2, 0});
-  CHECK_THROWS_WITH(select_rank_hosts(gpus, {"c", "a"}, 3, "p.xml"), "ranks 3 disagrees with the 2 hosts given in hosts");
+  CHECK_THROWS_WITH(select_rank_hosts(gpus, {"c", "a"}, 3, "p.xml"),
+                    "ranks 3 disagrees with the 2 hosts given in hosts");
   CHECK_THROWS_WITH(select_rank_hosts(gpus, {"a", "z"}, 0, "p.xml"), "hosts: 'z' is not a GPU host of p.xml");
   CHECK_THROWS_WITH(select_rank_hosts(gpus, {"a", "a"}, 0, "p.xml"), "hosts: 'a' is listed twice");
 }

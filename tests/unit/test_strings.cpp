@@ -1,7 +1,7 @@
 // Unit tests: checked parsing, natural order, unit formatting.
-#include "common/error.hpp"
 #include "cli/flags.hpp"
 #include "collectives/algorithm_spec.hpp"
+#include "common/error.hpp"
 #include "common/strings.hpp"
 
 #include <catch2/catch.hpp>
@@ -62,15 +62,16 @@ TEST_CASE("size switches parse into their algorithms and thresholds in bytes")
                     Catch::Matchers::StartsWith("algorithm rd<=8XB,hd: unknown byte unit 'XB'"));
   CHECK_THROWS_WITH(collectives::parse_algorithm("rd<=1MiB,hd<=8KiB,ring"),
                     "algorithm rd<=1MiB,hd<=8KiB,ring: the sizes of a size switch must increase");
-  CHECK_THROWS_WITH(collectives::parse_algorithm("magic"), Catch::Matchers::StartsWith("algorithm must be one of: ring"));
+  CHECK_THROWS_WITH(collectives::parse_algorithm("magic"),
+                    Catch::Matchers::StartsWith("algorithm must be one of: ring"));
   CHECK_THROWS_WITH(collectives::parse_algorithm("ps<=8KiB,ring"),
                     Catch::Matchers::StartsWith("algorithm ps<=8KiB,ring: a size switch chooses between flat"));
 }
 
 TEST_CASE("library errors name fields; the command line shows the flags that set them")
 {
-  const ConfigError e(field("ps_servers") + " must be >= 1; " + field("chunk_bytes") + " and " +
-                      field("simgrid_cfg") + " too");
+  const ConfigError e(field("ps_servers") + " must be >= 1; " + field("chunk_bytes") + " and " + field("simgrid_cfg") +
+                      " too");
   CHECK(std::string(e.what()) == "ps_servers must be >= 1; chunk_bytes and simgrid_cfg too");
   CHECK(cli::with_flags(e.message_template()) == "--servers must be >= 1; --chunk-bytes and --cfg too");
   CHECK(cli::flag_for("inter_algorithm") == "--inter-algorithm");
