@@ -49,4 +49,18 @@ struct PowerOfTwoFold {
   }
 };
 
+/** @brief Runs `main(fold, virtual_rank)` for `self` inside the fold of its group (nothing for one member): the
+ *  shared frame of recursive doubling and halving-doubling. */
+template <class Main>
+void run_folded(Group& g, int self, std::uint64_t bytes, Main main)
+{
+  if (g.size() <= 1)
+    return;
+  const PowerOfTwoFold fold(g.size());
+  if (!fold.fold_in(g, self, bytes))
+    return;
+  main(fold, fold.virtual_rank(self));
+  fold.fold_out(g, self, bytes);
+}
+
 } // namespace ddlsim::collectives

@@ -3,6 +3,7 @@
 
 #include "common/error.hpp"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,23 +14,32 @@ namespace ddlsim {
 template <class E>
 using NameTable = std::vector<std::pair<E, const char*>>;
 
-/** @brief "a, b, c": every name of the table. */
+/** @brief "a, b, c": every name of the table, joined by `separator`. */
 template <class E>
-std::string names_of(const NameTable<E>& table)
+std::string names_of(const NameTable<E>& table, const char* separator = ", ")
 {
   std::string out;
   for (const auto& [value, name] : table)
-    out += (out.empty() ? "" : ", ") + std::string(name);
+    out += (out.empty() ? "" : separator) + std::string(name);
   return out;
+}
+
+/** @brief The value named `text`, if any. */
+template <class E>
+std::optional<E> find_name(const NameTable<E>& table, const std::string& text)
+{
+  for (const auto& [value, name] : table)
+    if (text == name)
+      return value;
+  return std::nullopt;
 }
 
 /** @brief The value named `text`; throws ConfigError "WHAT must be one of: a, b (got 'x')". */
 template <class E>
 E parse_name(const NameTable<E>& table, const std::string& text, const std::string& what)
 {
-  for (const auto& [value, name] : table)
-    if (text == name)
-      return value;
+  if (const auto value = find_name(table, text))
+    return *value;
   throw ConfigError(what + " must be one of: " + names_of(table) + " (got '" + text + "')");
 }
 
@@ -40,7 +50,7 @@ const char* name_of(const NameTable<E>& table, E value)
   for (const auto& [v, name] : table)
     if (v == value)
       return name;
-  return "?";
+  throw Error("internal: an enum value without a name");
 }
 
 } // namespace ddlsim

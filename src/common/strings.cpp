@@ -14,6 +14,14 @@
 
 namespace ddlsim {
 
+std::string join(const std::vector<std::string>& items, const std::string& separator)
+{
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : separator) + items[i];
+  return out;
+}
+
 std::vector<std::string> split(const std::string& text, char sep)
 {
   std::vector<std::string> out;

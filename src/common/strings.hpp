@@ -7,6 +7,9 @@
 
 namespace ddlsim {
 
+/** @brief "a, b, c": the items joined by `separator`. */
+std::string join(const std::vector<std::string>& items, const std::string& separator = ", ");
+
 /** @brief Splits on a separator; empty pieces are kept. */
 std::vector<std::string> split(const std::string& text, char sep);
 

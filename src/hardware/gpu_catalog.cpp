@@ -2,6 +2,7 @@
 #include "hardware/gpu_catalog.hpp"
 
 #include "common/error.hpp"
+#include "common/strings.hpp"
 
 namespace ddlsim::platform {
 
@@ -55,10 +56,10 @@ const GpuSpec& gpu_by_name(const std::string& name)
 
 std::string known_gpus()
 {
-  std::string out;
+  std::vector<std::string> names;
   for (const auto& gpu : gpu_catalog())
-    out += (out.empty() ? "" : ", ") + gpu.name;
-  return out;
+    names.push_back(gpu.name);
+  return join(names);
 }
 
 } // namespace ddlsim::platform

@@ -2,6 +2,7 @@
 #include "hardware/link_catalog.hpp"
 
 #include "common/error.hpp"
+#include "common/strings.hpp"
 
 namespace ddlsim::platform {
 namespace {
@@ -80,10 +81,10 @@ const LinkClass& nvlink_link(int generation)
 
 std::string known_links()
 {
-  std::string out;
+  std::vector<std::string> names;
   for (const auto& c : link_catalog())
-    out += (out.empty() ? "" : ", ") + c.name;
-  return out;
+    names.push_back(c.name);
+  return join(names);
 }
 
 } // namespace ddlsim::platform

@@ -1,6 +1,7 @@
 // Generated clusters: validation of the description, its inline form, and the layout of one server.
 #include "platform/cluster_spec.hpp"
 
+#include "common/enum_names.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
 #include "hardware/gpu_catalog.hpp"
@@ -21,54 +22,13 @@ namespace {
 
 // --- One name table per kind: parsing, printing and the lists in error messages all read it.
 
-template <typename Kind>
-struct KindName {
-  Kind kind;
-  const char* name;
-};
-
-const KindName<Intra> kIntraNames[] = {{Intra::Pcie, "pcie"}, {Intra::NvLink, "nvlink"}, {Intra::NvSwitch, "nvswitch"}};
-const KindName<Inter> kInterNames[] = {{Inter::Eth10G, "10gbe"},
-                                       {Inter::Eth25G, "25gbe"},
-                                       {Inter::Ib56, "ib56"},
-                                       {Inter::Ib100, "ib100"},
-                                       {Inter::Ib200, "ib200"}};
-const KindName<Topology> kTopologyNames[] = {{Topology::Star, "star"}, {Topology::FatTree, "fat-tree"}};
-
-template <typename Kind, std::size_t N>
-const char* name_in(const KindName<Kind> (&table)[N], Kind kind)
-{
-  for (const auto& entry : table)
-    if (entry.kind == kind)
-      return entry.name;
-  throw ConfigError("internal error: a kind without a name");
-}
-
-template <typename Kind, std::size_t N>
-std::optional<Kind> find_in(const KindName<Kind> (&table)[N], const std::string& text)
-{
-  for (const auto& entry : table)
-    if (text == entry.name)
-      return entry.kind;
-  return std::nullopt;
-}
-
-template <typename Kind, std::size_t N>
-std::string names_in(const KindName<Kind> (&table)[N], const char* separator = ", ")
-{
-  std::string out;
-  for (const auto& entry : table)
-    out += (out.empty() ? "" : separator) + std::string(entry.name);
-  return out;
-}
-
-std::string join(const std::vector<std::string>& items, const char* sep = ", ")
-{
-  std::string out;
-  for (const auto& i : items)
-    out += (out.empty() ? "" : sep) + i;
-  return out;
-}
+const NameTable<Intra> kIntraNames = {{Intra::Pcie, "pcie"}, {Intra::NvLink, "nvlink"}, {Intra::NvSwitch, "nvswitch"}};
+const NameTable<Inter> kInterNames = {{Inter::Eth10G, "10gbe"},
+                                      {Inter::Eth25G, "25gbe"},
+                                      {Inter::Ib56, "ib56"},
+                                      {Inter::Ib100, "ib100"},
+                                      {Inter::Ib200, "ib200"}};
+const NameTable<Topology> kTopologyNames = {{Topology::Star, "star"}, {Topology::FatTree, "fat-tree"}};
 
 bool contains(const std::vector<std::string>& items, const std::string& x)
 {
@@ -154,12 +114,12 @@ public:
       fail(key(k) + " must be >= 1 (got " + std::to_string(v) + ")");
   }
 
-  template <typename Kind, std::size_t N>
-  Kind parse(const std::string& k, const std::string& text, const KindName<Kind> (&table)[N]) const
+  template <typename Kind>
+  Kind parse(const std::string& k, const std::string& text, const NameTable<Kind>& table) const
   {
-    if (auto kind = find_in(table, text))
+    if (auto kind = find_name(table, text))
       return *kind;
-    fail(key(k) + " must be one of: " + names_in(table) + " (got '" + text + "')");
+    fail(key(k) + " must be one of: " + names_of(table) + " (got '" + text + "')");
   }
 
 private:
@@ -291,28 +251,28 @@ std::string gateway_name(int node)
 
 const char* to_string(Intra intra)
 {
-  return name_in(kIntraNames, intra);
+  return name_of(kIntraNames, intra);
 }
 const char* to_string(Inter inter)
 {
-  return name_in(kInterNames, inter);
+  return name_of(kInterNames, inter);
 }
 const char* to_string(Topology topology)
 {
-  return name_in(kTopologyNames, topology);
+  return name_of(kTopologyNames, topology);
 }
 
 std::string intra_names(const char* separator)
 {
-  return names_in(kIntraNames, separator);
+  return names_of(kIntraNames, separator);
 }
 std::string inter_names(const char* separator)
 {
-  return names_in(kInterNames, separator);
+  return names_of(kInterNames, separator);
 }
 std::string topology_names(const char* separator)
 {
-  return names_in(kTopologyNames, separator);
+  return names_of(kTopologyNames, separator);
 }
 
 const LinkClass& nic_link(Inter inter)

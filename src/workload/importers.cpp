@@ -1,6 +1,7 @@
 // Importers of per-layer CSV and ASTRA-sim 1.0 data-parallel workload files; every rule names file and line.
 #include "workload/importers.hpp"
 
+#include "common/enum_names.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
 #include "workload/workload.hpp"
@@ -18,13 +19,8 @@ namespace ddlsim::workload {
 
 CsvHeader parse_csv_header(const std::string& text, const std::string& what)
 {
-  if (text == "auto")
-    return CsvHeader::Auto;
-  if (text == "yes")
-    return CsvHeader::Yes;
-  if (text == "no")
-    return CsvHeader::No;
-  throw ConfigError(what + " must be one of: auto, yes, no (got '" + text + "')");
+  static const NameTable<CsvHeader> names = {{CsvHeader::Auto, "auto"}, {CsvHeader::Yes, "yes"}, {CsvHeader::No, "no"}};
+  return parse_name(names, text, what);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // Workload generator: per-layer roofline times, calibrated efficiencies, measured points and the workload builder.
 #include "workload/roofline.hpp"
 
+#include "common/enum_names.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
 #include "hardware/gpu_catalog.hpp"
@@ -12,18 +13,16 @@
 
 namespace ddlsim::workload {
 
+const NameTable<Precision> kPrecisionNames = {{Precision::Fp32, "fp32"}, {Precision::Fp16, "fp16"}};
+
 const char* precision_name(Precision p)
 {
-  return p == Precision::Fp16 ? "fp16" : "fp32";
+  return name_of(kPrecisionNames, p);
 }
 
 Precision parse_precision(const std::string& text, const std::string& what)
 {
-  if (text == "fp32")
-    return Precision::Fp32;
-  if (text == "fp16")
-    return Precision::Fp16;
-  throw ConfigError(what + " must be one of: fp32, fp16 (got '" + text + "')");
+  return parse_name(kPrecisionNames, text, what);
 }
 
 namespace {
