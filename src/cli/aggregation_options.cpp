@@ -61,6 +61,23 @@ std::string chunk_help()
          "(0: one slice)";
 }
 
+/** "ring, hd: message (every transfer) | flow (...) | auto (ring: ..., hd: message)": the flow forms of the table. */
+std::string fidelity_help()
+{
+  std::vector<std::string> with_flow, automatic;
+  for (const auto& e : collectives::algorithm_table()) {
+    if (e.flow == collectives::FlowForm::None)
+      continue;
+    with_flow.emplace_back(e.name);
+    automatic.push_back(std::string(e.name) + ": " +
+                        (e.flow == collectives::FlowForm::Auto
+                             ? "message up to " + std::to_string(collectives::kFlowAboveRanks) + " ranks, flow above"
+                             : std::string("message")));
+  }
+  return join(with_flow) + ": message (every transfer) | flow (one flow per rank and phase) | auto (" +
+         join(automatic, "; ") + ")";
+}
+
 } // namespace
 
 po::options_description aggregation_options(AggregationCli& a)
@@ -81,11 +98,7 @@ po::options_description aggregation_options(AggregationCli& a)
         "ps: hosts of the servers (dedicated or CPU hosts); default: co-located with ranks 0..S-1");
   add_d("ps-sharding", po::value(&a.ps_sharding)->default_value(a.ps_sharding)->value_name("NAME"),
         "ps: split (each tensor in S byte ranges) | round-robin (tensor k on server k mod S)");
-  add_d("fidelity", po::value(&a.fidelity)->default_value(a.fidelity)->value_name("NAME"),
-        ("ring, hd: message (every transfer) | flow (ring: one flow per rank; hd: one per partner) | auto (ring: "
-         "message up to " +
-         std::to_string(collectives::kFlowAboveRanks) + " ranks, flow above; hd: message)")
-            .c_str());
+  add_d("fidelity", po::value(&a.fidelity)->default_value(a.fidelity)->value_name("NAME"), fidelity_help().c_str());
   return d;
 }
 
