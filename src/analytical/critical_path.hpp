@@ -8,11 +8,19 @@
 
 namespace ddlsim::analytical {
 
-/** @brief Finish time of every task when each starts as soon as its dependencies end (the streams' order
- *  is already encoded as edges by the DAG builder). `duration(task)` gives the task's time in seconds. */
-std::vector<double> finish_times(const dag::IterationDag& dag, const std::function<double(const dag::Task&)>& duration);
+/** @brief A task's time in seconds. */
+using DurationFn = std::function<double(const dag::Task&)>;
 
-/** @brief Length of the longest path: the iteration time of one isolated rank (or of lock-step ranks). */
-double critical_path_s(const dag::IterationDag& dag, const std::function<double(const dag::Task&)>& duration);
+/** @brief Finish time of every task of one iteration when each starts as soon as its dependencies of the same
+ *  iteration end (the streams' order is already encoded as edges by the DAG builder). */
+std::vector<double> finish_times(const dag::IterationDag& dag, const DurationFn& duration);
+
+/** @brief Length of the longest path of one iteration: the iteration time of one isolated rank. */
+double critical_path_s(const dag::IterationDag& dag, const DurationFn& duration);
+
+/** @brief End of each of `iterations` iterations of the unrolled DAG (the last finish of its tasks) when every task
+ *  starts as soon as its dependencies end, without contention; under CommPolicy::Priority the ready aggregation of
+ *  lowest priority starts whenever the bytes in flight allow, as the engine's scheduler does. */
+std::vector<double> iteration_ends_s(const dag::IterationDag& dag, unsigned iterations, const DurationFn& duration);
 
 } // namespace ddlsim::analytical

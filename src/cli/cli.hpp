@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cli/aggregation_options.hpp"
+#include "cli/schedule_options.hpp"
 #include "hardware/link_catalog.hpp"
 #include "platform/cluster_spec.hpp"
 
@@ -18,7 +19,8 @@ struct RunOptions {
   std::string workload;                 ///< workload .textproto or .json (required)
   int ranks = 0;                        ///< GPUs to use; 0 means every GPU host
   std::string hosts;                    ///< explicit comma-separated rank -> host list
-  std::string schedule = "wfbp";        ///< a name of the schedule table (dag/dag.hpp)
+  ScheduleCli schedule;                 ///< the schedule and its knobs
+  bool analytical = false;              ///< also print the closed-form critical path
   AggregationCli aggregation;           ///< algorithm and its knobs
   int iterations = 3;                   ///< iterations simulated back to back
   std::string report;                   ///< JSON report path (empty: none)

@@ -1,8 +1,11 @@
 // `ddlsim run`: simulate S-SGD iterations of a workload on a platform and report.
+#include "analytical/critical_path.hpp"
 #include "cli/aggregation_options.hpp"
 #include "cli/cli.hpp"
 #include "cli/common_options.hpp"
 #include "cli/options.hpp"
+#include "cli/schedule_options.hpp"
+#include "collectives/algorithm_table.hpp"
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "common/output_file.hpp"
@@ -32,15 +35,6 @@ updates. Prints iteration time, throughput, speedup and scaling efficiency again
 kind (simulated too), and where the time goes. Ranks map to GPU hosts in natural name order unless
 --hosts says otherwise.)";
 
-/** "sequential (...) | wfbp (...)": the schedule table. */
-std::string schedule_help()
-{
-  std::string out;
-  for (const auto& e : dag::schedule_table())
-    out += (out.empty() ? "" : " | ") + std::string(e.name) + " (" + e.summary + ")";
-  return out;
-}
-
 po::options_description run_options(RunOptions& o)
 {
   po::options_description input("Input", kHelpColumns, kHelpDescriptionColumns);
@@ -57,9 +51,10 @@ po::options_description run_options(RunOptions& o)
   add_rank_options(input, o.ranks, o.hosts);
   po::options_description model("Model", kHelpColumns, kHelpDescriptionColumns);
   auto add_model = model.add_options();
-  add_model("schedule", po::value(&o.schedule)->default_value(o.schedule)->value_name("NAME"), schedule_help().c_str());
   add_model("iterations", po::value(&o.iterations)->default_value(o.iterations)->value_name("N"),
-            "iterations simulated back to back; the report averages those after the first");
+            "iterations simulated back to back; the report averages those after the warm-up");
+  add_model("analytical", po::bool_switch(&o.analytical),
+            "also print the closed-form critical path of the same DAG (alpha-beta costs, no contention)");
   po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
   auto add_output = output.add_options();
   add_output("report", po::value(&o.report)->value_name("FILE.json"),
@@ -72,20 +67,20 @@ po::options_description run_options(RunOptions& o)
   add_output("help,h", "show this help");
   add_output("version", "show the version");
   po::options_description all("", kHelpColumns, kHelpDescriptionColumns);
-  all.add(input).add(model).add(aggregation_options(o.aggregation)).add(output).add(simgrid_options(o.simgrid_cfg));
+  all.add(input).add(model).add(schedule_options(o.schedule)).add(aggregation_options(o.aggregation)).add(output);
+  all.add(simgrid_options(o.simgrid_cfg));
   return all;
 }
 
-/** A run resolved from the options: what to simulate, and the DAG of one iteration. */
+/** A run resolved from the options: what to simulate, with what schedule. */
 struct ResolvedRun {
   engine::SimulationInput input;
   Aggregation aggregation;
-  dag::Schedule schedule = dag::Schedule::Wfbp;
+  ScheduleChoice schedule;
   proto::Workload workload;
-  dag::IterationDag dag;
 };
 
-/** Checks every option before any file is read, then loads the workload and builds the DAG. */
+/** Checks every option before any file is read, then loads the workload. */
 ResolvedRun resolve_run(RunOptions& o)
 {
   if (o.platform.empty() == o.cluster.empty())
@@ -96,10 +91,10 @@ ResolvedRun resolve_run(RunOptions& o)
     in.cluster = platform::parse_cluster_string(o.cluster);
     o.platform = "cluster:" + platform::to_cluster_string(*in.cluster);
   }
-  r.schedule = dag::parse_schedule(o.schedule);
   r.aggregation = resolve(o.aggregation); // rejects bad aggregation options before any file is read
   if (o.iterations < 1)
     throw ConfigError("--iterations must be >= 1 (got " + std::to_string(o.iterations) + ")");
+  r.schedule = resolve(o.schedule, r.aggregation.algorithm, o.iterations);
   in.ranks = checked_ranks(o.ranks);
   check_output_path(o.report, "--report");
   check_output_path(o.trace, "--trace");
@@ -112,8 +107,67 @@ ResolvedRun resolve_run(RunOptions& o)
   in.hosts = parse_host_list(o.hosts, "--hosts");
   in.simgrid_cfg = o.simgrid_cfg;
   in.dry_run = o.dump_config;
-  r.dag = dag::build_iteration_dag(r.workload, r.schedule);
   return r;
+}
+
+/** Closed-form time of one aggregation of `bytes` on the loaded platform; ConfigError naming `why` when the
+ *  algorithm has none for this setup. */
+double aggregation_cost_s(const engine::Simulation& sim, const ResolvedRun& r, std::uint64_t bytes, const char* why)
+{
+  try {
+    return collectives::closed_form_s(r.aggregation.algorithm, bytes, sim.closed_form());
+  } catch (const ConfigError& e) {
+    throw ConfigError(std::string(why) + " needs the closed form of --algorithm " + r.aggregation.algorithm.label() +
+                      ", and there is none here (" + e.what() + ")");
+  }
+}
+
+/** The DAG of the run: the schedule's plan may read the platform (closed-form costs, the ranks' GPU speed). */
+dag::IterationDag build_run_dag(const engine::Simulation& sim, const ResolvedRun& r)
+{
+  dag::ScheduleOptions o = r.schedule.options;
+  o.compute_scale = sim.compute_scale();
+  if (o.schedule == dag::Schedule::Mgwfbp)
+    o.aggregation_cost_s = [&](std::uint64_t bytes) { return aggregation_cost_s(sim, r, bytes, "--schedule mgwfbp"); };
+  return dag::build_dag(r.workload, o);
+}
+
+/** The closed-form critical path of the DAG (mean over the measured iterations), as the simulation would measure
+ *  it without contention. */
+double analytical_iteration_s(const engine::Simulation& sim, const ResolvedRun& r, const dag::IterationDag& dag)
+{
+  const double scale = sim.compute_scale();
+  const auto ends = analytical::iteration_ends_s(dag, r.input.iterations, [&](const dag::Task& t) {
+    switch (t.kind) {
+    case dag::TaskKind::Forward:
+    case dag::TaskKind::Backward:
+    case dag::TaskKind::Update:
+      return t.duration_s * scale;
+    case dag::TaskKind::Aggregation:
+      return aggregation_cost_s(sim, r, t.bytes, "--analytical");
+    default:
+      return t.duration_s;
+    }
+  });
+  const unsigned n = r.input.iterations;
+  const unsigned first = std::min(r.schedule.warmup, n - 1);
+  return (ends[n - 1] - (first == 0 ? 0.0 : ends[first - 1])) / (n - first);
+}
+
+/** "aggregation 3: 12 layers (res4a..res4c), 9.00 MiB" for each aggregation that carries several layers. */
+void explain_merge(std::ostream& out, const dag::IterationDag& dag, const proto::Workload& w)
+{
+  out << "merge plan (" << dag.aggregations() << " aggregations, in the order they run):\n";
+  int k = 0;
+  for (const auto& slot : dag.communication) {
+    const dag::Task& t = dag.tasks[slot.task];
+    out << "  aggregation " << ++k << ": " << t.layers.size() << " layer" << (t.layers.size() == 1 ? "" : "s") << " ("
+        << w.layers(t.layers.front()).name();
+    if (t.layers.size() > 1)
+      out << ".." << w.layers(t.layers.back()).name();
+    out << "), " << format_bytes(double(t.bytes)) << "\n";
+  }
+  out << "\n";
 }
 
 proto::RunConfig run_config(const RunOptions& o, const ResolvedRun& r, const engine::SimulationOutput& sim)
@@ -122,7 +176,7 @@ proto::RunConfig run_config(const RunOptions& o, const ResolvedRun& r, const eng
   config.set_platform_file(o.platform);
   config.set_workload_file(o.workload);
   config.set_algorithm(r.aggregation.algorithm.label());
-  config.set_schedule(dag::to_string(r.schedule));
+  config.set_schedule(dag::to_string(r.schedule.options.schedule));
   config.set_iterations(r.input.iterations);
   config.set_ranks(static_cast<unsigned>(sim.hosts.size()));
   for (const auto& h : sim.hosts)
@@ -130,7 +184,21 @@ proto::RunConfig run_config(const RunOptions& o, const ResolvedRun& r, const eng
   for (const auto& c : sim.simgrid_cfg)
     config.add_simgrid_cfg(c);
   *config.mutable_aggregation() = to_proto(r.aggregation);
+  *config.mutable_schedule_config() = to_proto(r.schedule);
   return config;
+}
+
+/** The merge plan, for schedules that merge gradients. */
+void add_groups(proto::Report& report, const dag::IterationDag& dag, const proto::Workload& w, dag::Schedule s)
+{
+  if (s != dag::Schedule::Fusion && s != dag::Schedule::Buckets && s != dag::Schedule::Mgwfbp)
+    return;
+  for (const auto& slot : dag.communication) {
+    auto* g = report.add_aggregation_groups();
+    for (int l : dag.tasks[slot.task].layers)
+      g->add_layers(w.layers(l).name());
+    g->set_bytes(dag.tasks[slot.task].bytes);
+  }
 }
 
 } // namespace
@@ -148,15 +216,21 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
                      std::to_string(r.input.iterations) + " done at " + format_seconds(end_s) + " simulated");
     };
 
-  const engine::SimulationOutput sim = engine::simulate(r.input, r.dag);
+  engine::Simulation simulation(r.input);
+  const dag::IterationDag dag = build_run_dag(simulation, r);
+  const double analytical = o.analytical ? analytical_iteration_s(simulation, r, dag) : 0.0;
+  const engine::SimulationOutput sim = simulation.run(dag);
   const proto::RunConfig config = run_config(o, r, sim);
   if (o.dump_config) {
     out << message_to_json(config);
     return;
   }
+  if (r.schedule.explain_merge)
+    explain_merge(out, dag, r.workload);
 
-  const proto::Report report =
-      report::build_report(config, r.workload, r.dag, sim.multi, sim.single ? *sim.single : sim.multi);
+  proto::Report report = report::build_report(config, r.workload, dag, sim.multi, sim.single ? *sim.single : sim.multi);
+  add_groups(report, dag, r.workload, r.schedule.options.schedule);
+  report.set_analytical_iteration_time_s(analytical);
   report::write_console(out, report);
   char buf[120];
   std::snprintf(buf, sizeof buf, "  %-34s %.3f s\n", "wall time", progress.wall_s());
@@ -166,7 +240,7 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
     out << "  report written to " << o.report << "\n";
   }
   if (!o.trace.empty()) {
-    write_output_file(o.trace, report::chrome_trace(r.dag, sim.multi));
+    write_output_file(o.trace, report::chrome_trace(dag, sim.multi));
     out << "  timeline written to " << o.trace << " (open in https://ui.perfetto.dev or chrome://tracing)\n";
   }
 }

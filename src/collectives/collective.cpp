@@ -45,7 +45,7 @@ int CommWorld::add_endpoint(sg4::Host* host)
 
 sg4::Mailbox* CommWorld::mailbox(int src, int dst, int channel)
 {
-  const std::uint64_t key = (static_cast<std::uint64_t>(channel) << 56) | (static_cast<std::uint64_t>(src) << 28) |
+  const std::uint64_t key = (static_cast<std::uint64_t>(channel) << 48) | (static_cast<std::uint64_t>(src) << 24) |
                             static_cast<std::uint64_t>(dst);
   auto it = mailboxes_.find(key);
   if (it != mailboxes_.end())

@@ -12,9 +12,10 @@ void DoubleBinaryTree::allreduce(Group& g, int self, std::uint64_t bytes) const
     return;
   const TreeAllreduce tree;
   std::vector<int> mirrored(g.members().rbegin(), g.members().rend());
-  // Channels 2c+1 and 2c+2 keep both trees apart from each other and from the caller's channel c.
-  Group first(g.world(), g.members(), 2 * g.channel() + 1);
-  Group second(g.world(), std::move(mirrored), 2 * g.channel() + 2);
+  // Channels 4c+1 and 4c+2 keep both trees apart from each other, from the caller's channel c, and from the
+  // channels 4k of concurrent aggregations (engine/phase.cpp).
+  Group first(g.world(), g.members(), 4 * g.channel() + 1);
+  Group second(g.world(), std::move(mirrored), 4 * g.channel() + 2);
   const std::uint64_t half0 = chunk_bytes(bytes, 2, 0);
   const std::uint64_t half1 = chunk_bytes(bytes, 2, 1);
   auto helper = simgrid::s4u::Actor::create("dbtree-second", simgrid::s4u::this_actor::get_host(),

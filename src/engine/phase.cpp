@@ -1,6 +1,7 @@
-// One phase of a training simulation: a set of ranks runs the DAG, each rank on two in-order stream actors.
+// One phase of a training simulation: a set of ranks runs the DAG, each rank on in-order stream actors.
 #include "engine/phase.hpp"
 
+#include "common/error.hpp"
 #include "engine/setup.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -8,17 +9,20 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 
+#include <algorithm>
 #include <mutex>
+#include <queue>
+#include <tuple>
 
 namespace sg4 = simgrid::s4u;
 
 namespace ddlsim::engine {
 namespace {
 
-/** Completion flags of one rank's tasks, shared by its two stream actors. SimGrid runs actors one at a
- *  time and switches only inside simcalls, so the flags can be read without the mutex; the mutex and the
- *  condition variable are used only when a stream actually has to wait (most tasks never do, and every
- *  simcall costs a context switch). */
+/** Completion flags of one rank's tasks, shared by its stream actors. SimGrid runs actors one at a time and
+ *  switches only inside simcalls, so the flags can be read without the mutex; the mutex and the condition
+ *  variable are used only when a stream actually has to wait (most tasks never do, and every simcall costs a
+ *  context switch). */
 struct RankState {
   sg4::MutexPtr mutex = sg4::Mutex::create();
   sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
@@ -26,11 +30,14 @@ struct RankState {
   int waiting = 0;        // stream actors inside the slow path
 };
 
+/** Channels of concurrent aggregations: stream or slot k uses channel kChannelStride x k; an algorithm may use
+ *  the channels above its group's (the double binary tree uses 4c + 1 and 4c + 2). */
+constexpr int kChannelStride = 4;
+
 } // namespace
 
-/** The phase's state: the given ranks run `iterations` iterations of the DAG, each rank on two in-order streams. */
+/** The phase's state: the given ranks run `iterations` iterations of the DAG. */
 struct Phase::Impl {
-public:
   explicit Impl(PhaseSpec spec)
       : name_(std::move(spec.name))
       , dag_(*spec.dag)
@@ -38,22 +45,24 @@ public:
       , iterations_(spec.iterations)
       , reference_speed_(spec.reference_speed)
       , progress_(*spec.progress)
-      , compute_order_(dag_.stream_tasks(dag::Stream::Compute))
-      , comm_order_(dag_.stream_tasks(dag::Stream::Communication))
       , world_(hosts_of(spec.ranks), spec.node_of_rank, spec.options, name_)
-      , group_(world_)
       , states_(spec.ranks.size())
       , finished_(spec.iterations, 0)
   {
-    const unsigned iterations = spec.iterations;
+    const std::size_t tasks = dag_.tasks.size();
     for (auto& s : states_)
-      s.done.assign(static_cast<std::size_t>(iterations) * dag_.tasks.size(), 0);
+      s.done.assign(static_cast<std::size_t>(iterations_) * tasks, 0);
     for (const auto& r : spec.ranks) {
       result_.hosts.push_back(r.name);
       result_.gpus.push_back(r.gpu);
     }
-    result_.iterations = iterations;
-    result_.records.reserve(spec.ranks.size() * iterations * dag_.tasks.size());
+    result_.iterations = iterations_;
+    result_.records.reserve(spec.ranks.size() * iterations_ * tasks);
+    const int groups = dag_.comm_policy == dag::CommPolicy::InOrder ? dag_.comm_streams : 0;
+    for (int k = 0; k < std::max(groups, 1); ++k)
+      groups_.push_back(std::make_unique<collectives::Group>(world_, all_ranks(), kChannelStride * k));
+    if (dag_.comm_policy == dag::CommPolicy::Priority)
+      index_priority_dependents();
     collective_.prepare(world_); // outside any actor: may throw ConfigError
   }
 
@@ -61,18 +70,25 @@ public:
   dag::PhaseResult run()
   {
     start_ = sg4::Engine::get_clock();
-    std::vector<std::uint64_t> sequence;
-    for (unsigned it = 0; it < iterations_; ++it)
-      for (int id : comm_order_)
-        sequence.push_back(dag_.tasks[id].bytes);
-    std::vector<sg4::ActorPtr> actors = collective_.start(world_, sequence);
+    std::vector<sg4::ActorPtr> actors = collective_.start(world_, aggregation_sequence());
     for (int r = 0; r < world_.size(); ++r) {
       const std::string id = name_ + "-rank" + std::to_string(r);
-      actors.push_back(
-          sg4::Actor::create(id + "-compute", world_.host(r), [this, r] { run_stream(r, compute_order_); }));
-      if (!comm_order_.empty())
-        actors.push_back(sg4::Actor::create(id + "-comm", world_.host(r), [this, r] { run_stream(r, comm_order_); }));
+      actors.push_back(sg4::Actor::create(id + "-compute", world_.host(r),
+                                          [this, r] { run_stream(r, dag_.compute, 1, 0, *groups_[0]); }));
+      if (!dag_.input.empty())
+        actors.push_back(sg4::Actor::create(id + "-input", world_.host(r),
+                                            [this, r] { run_stream(r, dag_.input, 1, 0, *groups_[0]); }));
+      if (!dag_.timer.empty())
+        actors.push_back(sg4::Actor::create(id + "-timer", world_.host(r),
+                                            [this, r] { run_stream(r, dag_.timer, 1, 0, *groups_[0]); }));
+      if (dag_.comm_policy == dag::CommPolicy::InOrder && !dag_.communication.empty())
+        for (int k = 0; k < dag_.comm_streams; ++k)
+          actors.push_back(sg4::Actor::create(id + "-comm" + std::to_string(k), world_.host(r), [this, r, k] {
+            run_stream(r, dag_.communication, dag_.comm_streams, k, *groups_[k]);
+          }));
     }
+    if (dag_.comm_policy == dag::CommPolicy::Priority && !dag_.communication.empty())
+      actors.push_back(sg4::Actor::create(name_ + "-scheduler", world_.host(0), [this] { schedule_priority(); }));
     for (auto& a : actors)
       a->join();
     result_.duration_s = sg4::Engine::get_clock() - start_;
@@ -83,46 +99,80 @@ public:
     return std::move(result_);
   }
 
-  void run_stream(int rank, const std::vector<int>& order)
+private:
+  std::vector<int> all_ranks() const
   {
-    RankState& state = states_[rank];
-    const std::size_t tasks = dag_.tasks.size();
-    for (unsigned it = 0; it < iterations_; ++it) {
-      char* done = state.done.data() + it * tasks;
-      for (int id : order) {
-        const dag::Task& task = dag_.tasks[id];
-        auto ready = [&] {
-          for (int d : task.deps)
-            if (!done[d])
-              return false;
-          return true;
-        };
-        if (!ready()) {
-          ++state.waiting; // before the lock: a notifier that runs meanwhile sees it
-          std::unique_lock<sg4::Mutex> lock(*state.mutex);
-          state.cv->wait(lock, ready);
-          --state.waiting;
-        }
-        const double start = sg4::Engine::get_clock();
-        execute(rank, task);
-        const double end = sg4::Engine::get_clock();
-        result_.records.push_back(dag::TaskRecord{rank, static_cast<int>(it), id, start - start_, end - start_});
-        done[id] = 1;
-        if (state.waiting > 0) {
-          std::unique_lock<sg4::Mutex> lock(*state.mutex);
-          state.cv->notify_all();
-        }
-        if (task.kind == dag::TaskKind::Update && ++finished_[it] == static_cast<unsigned>(world_.size()) && progress_)
-          progress_(name_, it, end - start_);
-      }
-    }
+    std::vector<int> ranks(states_.size());
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+      ranks[r] = static_cast<int>(r);
+    return ranks;
   }
 
-  void execute(int rank, const dag::Task& task)
+  /** Every aggregation's bytes, in the order the communication stream runs them (for parameter servers). */
+  std::vector<std::uint64_t> aggregation_sequence() const
+  {
+    std::vector<std::uint64_t> sequence;
+    for (unsigned it = 0; it < iterations_; ++it)
+      for (const auto& slot : dag_.communication)
+        sequence.push_back(dag_.tasks[slot.task].bytes);
+    return sequence;
+  }
+
+  bool done(int rank, int iteration, int task) const
+  {
+    return states_[rank].done[static_cast<std::size_t>(iteration) * dag_.tasks.size() + task] != 0;
+  }
+
+  bool ready(int rank, int it, const dag::Task& task) const
+  {
+    for (int d : task.deps)
+      if (!done(rank, it, d))
+        return false;
+    for (const auto& d : task.other) {
+      const int other = it + d.offset;
+      if (other >= 0 && other < static_cast<int>(iterations_) && !done(rank, other, d.task))
+        return false;
+    }
+    return true;
+  }
+
+  void wait_ready(int rank, int it, const dag::Task& task)
+  {
+    if (ready(rank, it, task))
+      return;
+    RankState& state = states_[rank];
+    ++state.waiting; // before the lock: a notifier that runs meanwhile sees it
+    std::unique_lock<sg4::Mutex> lock(*state.mutex);
+    state.cv->wait(lock, [&] { return ready(rank, it, task); });
+    --state.waiting;
+  }
+
+  /** Runs the entries k of `order` (counted over all slots) with k mod `lanes` = `lane`. */
+  void run_stream(int rank, const std::vector<dag::Slot>& order, int lanes, int lane, collectives::Group& group)
+  {
+    const int n = static_cast<int>(order.size());
+    const int slots = static_cast<int>(iterations_) + dag_.max_shift();
+    for (int s = 0; s < slots; ++s)
+      for (int j = 0; j < n; ++j) {
+        if ((static_cast<long>(s) * n + j) % lanes != lane)
+          continue;
+        const int it = s - order[j].shift;
+        if (it < 0 || it >= static_cast<int>(iterations_))
+          continue;
+        const dag::Task& task = dag_.tasks[order[j].task];
+        wait_ready(rank, it, task);
+        const double start = sg4::Engine::get_clock();
+        execute(rank, task, group);
+        finish(rank, it, task.id, start);
+      }
+  }
+
+  void execute(int rank, const dag::Task& task, collectives::Group& group)
   {
     switch (task.kind) {
     case dag::TaskKind::Io:
     case dag::TaskKind::H2d: // fixed times: they do not depend on the GPU
+    case dag::TaskKind::Timer:
       if (task.duration_s > 0)
         sg4::this_actor::sleep_for(task.duration_s);
       break;
@@ -133,9 +183,110 @@ public:
         sg4::this_actor::execute(task.duration_s * reference_speed_);
       break;
     case dag::TaskKind::Aggregation:
-      collective_.allreduce(group_, rank, task.bytes);
+      collective_.allreduce(group, rank, task.bytes);
       break;
     }
+  }
+
+  /** Records the task, marks it done, wakes whoever waits for it. */
+  void finish(int rank, int it, int id, double start)
+  {
+    const double end = sg4::Engine::get_clock();
+    result_.records.push_back(dag::TaskRecord{rank, it, id, start - start_, end - start_});
+    RankState& state = states_[rank];
+    state.done[static_cast<std::size_t>(it) * dag_.tasks.size() + id] = 1;
+    if (state.waiting > 0) {
+      std::unique_lock<sg4::Mutex> lock(*state.mutex);
+      state.cv->notify_all();
+    }
+    if (!priority_dependents_.empty())
+      note_priority_readiness(rank, it, id);
+    if (++finished_[it] == world_.size() * dag_.tasks.size() && progress_)
+      progress_(name_, static_cast<unsigned>(it), end - start_);
+  }
+
+  // --- CommPolicy::Priority: one scheduler decides for every rank (all ranks launch the same aggregation,
+  // as Horovod's coordinator orders them), once it is ready on all ranks.
+
+  void index_priority_dependents()
+  {
+    priority_dependents_.resize(dag_.tasks.size());
+    for (const auto& slot : dag_.communication)
+      for (int d : dag_.tasks[slot.task].deps)
+        priority_dependents_[d].push_back(slot.task);
+    ready_ranks_.assign(static_cast<std::size_t>(iterations_) * dag_.tasks.size(), 0);
+    scheduler_cv_ = sg4::ConditionVariable::create();
+    scheduler_mutex_ = sg4::Mutex::create();
+  }
+
+  void note_priority_readiness(int rank, int it, int id)
+  {
+    for (int agg : priority_dependents_[id]) {
+      if (!ready(rank, it, dag_.tasks[agg]))
+        continue;
+      auto& count = ready_ranks_[static_cast<std::size_t>(it) * dag_.tasks.size() + agg];
+      if (++count == world_.size()) {
+        ready_heap_.emplace(it, dag_.tasks[agg].priority, agg);
+        wake_scheduler();
+      }
+    }
+  }
+
+  void wake_scheduler()
+  {
+    std::unique_lock<sg4::Mutex> lock(*scheduler_mutex_);
+    scheduler_cv_->notify_all();
+  }
+
+  void schedule_priority()
+  {
+    const std::size_t total = static_cast<std::size_t>(iterations_) * dag_.communication.size();
+    std::size_t launched = 0;
+    int next_slot = 0;
+    while (launched < total) {
+      std::unique_lock<sg4::Mutex> lock(*scheduler_mutex_);
+      while (!ready_heap_.empty()) {
+        const auto [it, prio, agg] = ready_heap_.top();
+        const std::uint64_t bytes = dag_.tasks[agg].bytes;
+        if (in_flight_ > 0 && in_flight_bytes_ + bytes > dag_.credit_bytes)
+          break;
+        ready_heap_.pop();
+        int slot = next_slot;
+        if (!free_slots_.empty()) {
+          slot = free_slots_.back();
+          free_slots_.pop_back();
+        } else {
+          ++next_slot;
+        }
+        launch(it, agg, slot);
+        ++launched;
+      }
+      if (launched < total)
+        scheduler_cv_->wait(lock);
+    }
+  }
+
+  /** Every rank runs aggregation `agg` of iteration `it` on the channel of `slot`. */
+  void launch(int it, int agg, int slot)
+  {
+    ++in_flight_;
+    in_flight_bytes_ += dag_.tasks[agg].bytes;
+    while (static_cast<int>(slot_groups_.size()) <= slot)
+      slot_groups_.push_back(std::make_unique<collectives::Group>(
+          world_, all_ranks(), kChannelStride * static_cast<int>(slot_groups_.size())));
+    auto remaining = std::make_shared<int>(world_.size());
+    for (int r = 0; r < world_.size(); ++r)
+      sg4::Actor::create(name_ + "-agg", world_.host(r), [this, r, it, agg, slot, remaining] {
+        const double start = sg4::Engine::get_clock();
+        collective_.allreduce(*slot_groups_[slot], r, dag_.tasks[agg].bytes);
+        finish(r, it, agg, start);
+        if (--*remaining == 0) { // every rank holds the result: its credit and channel are free again
+          --in_flight_;
+          in_flight_bytes_ -= dag_.tasks[agg].bytes;
+          free_slots_.push_back(slot);
+          wake_scheduler();
+        }
+      });
   }
 
   std::string name_;
@@ -144,14 +295,24 @@ public:
   unsigned iterations_;
   double reference_speed_;
   const dag::ProgressFn& progress_;
-  std::vector<int> compute_order_;
-  std::vector<int> comm_order_;
   collectives::CommWorld world_;
-  collectives::Group group_;
+  std::vector<std::unique_ptr<collectives::Group>> groups_; ///< one per InOrder communication stream
   std::vector<RankState> states_;
-  std::vector<unsigned> finished_;
+  std::vector<std::size_t> finished_; ///< tasks finished per iteration, all ranks together
   dag::PhaseResult result_;
   double start_ = 0;
+
+  // Priority policy.
+  std::vector<std::vector<int>> priority_dependents_; ///< task -> aggregations that wait for it
+  std::vector<int> ready_ranks_;                      ///< [iteration * tasks + aggregation]: ranks where ready
+  std::priority_queue<std::tuple<int, int, int>, std::vector<std::tuple<int, int, int>>, std::greater<>>
+      ready_heap_; ///< (iteration, priority, aggregation), ready on every rank, not launched
+  std::vector<std::unique_ptr<collectives::Group>> slot_groups_; ///< one per channel slot
+  std::vector<int> free_slots_;                                  ///< slots no aggregation uses now
+  sg4::ConditionVariablePtr scheduler_cv_;
+  sg4::MutexPtr scheduler_mutex_;
+  int in_flight_ = 0;
+  std::uint64_t in_flight_bytes_ = 0;
 };
 
 Phase::Phase(PhaseSpec spec)

@@ -1,6 +1,7 @@
 // Engine setup shared by the training simulation and the collective sweep.
 #include "engine/setup.hpp"
 
+#include "analytical/routes.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
 #include "engine/simgrid_config.hpp"
@@ -117,6 +118,24 @@ Setup open_platform(const PlatformRequest& r)
   check_resources(*s.engine, r.platform_file);
   map_ranks(s, r);
   return s;
+}
+
+collectives::ClosedFormInput closed_form_input(const collectives::CommWorld& world,
+                                               const std::vector<int>& node_of_rank,
+                                               const collectives::CollectiveOptions& options)
+{
+  collectives::ClosedFormInput in;
+  in.ranks = world.size();
+  std::map<int, int> per_node;
+  for (int n : node_of_rank)
+    ++per_node[n];
+  in.nodes = static_cast<int>(per_node.size());
+  for (const auto& [node, count] : per_node)
+    in.ranks_per_node = std::max(in.ranks_per_node, count);
+  in.options = options;
+  const auto pairs = analytical::closed_form_route_pairs(node_of_rank, world.endpoints());
+  in.hops = analytical::worst_hops(pairs, [&world](int a, int b) { return world.route(a, b); });
+  return in;
 }
 
 std::vector<sg4::Host*> hosts_of(const std::vector<platform::GpuHost>& ranks)

@@ -2,6 +2,8 @@
 // platform (loaded or built), its checks, and the ranks chosen on it.
 #pragma once
 
+#include "collectives/algorithm_table.hpp"
+#include "collectives/collective.hpp"
 #include "platform/cluster_spec.hpp"
 #include "platform/gpu_hosts.hpp"
 
@@ -36,6 +38,11 @@ struct PlatformRequest {
  *  maps the ranks. Throws InputError for a bad platform, ConfigError for bad settings or ranks, Error when
  *  called a second time in one process. */
 Setup open_platform(const PlatformRequest& request);
+
+/** @brief Ranks, nodes, the knobs and the worst route of each role of `world`, as the closed forms need them. */
+collectives::ClosedFormInput closed_form_input(const collectives::CommWorld& world,
+                                               const std::vector<int>& node_of_rank,
+                                               const collectives::CollectiveOptions& options);
 
 /** @brief The SimGrid hosts of `ranks`, in order. */
 std::vector<simgrid::s4u::Host*> hosts_of(const std::vector<platform::GpuHost>& ranks);

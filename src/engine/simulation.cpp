@@ -39,14 +39,55 @@ double reference_speed(const std::string& gpu)
 
 } // namespace
 
-SimulationOutput simulate(const SimulationInput& input, const dag::IterationDag& dag)
+struct Simulation::Impl {
+  SimulationInput input;
+  double reference_speed = 0;
+  std::unique_ptr<collectives::Collective> collective;
+  Setup setup;
+  collectives::ClosedFormInput closed_form;
+  bool ran = false;
+};
+
+Simulation::Simulation(const SimulationInput& in)
+    : impl_(std::make_unique<Impl>())
 {
+  impl_->input = in;
+  const SimulationInput& input = impl_->input;
   if (input.iterations == 0)
     throw ConfigError(field("iterations") + " must be >= 1 (got 0)");
-  const double ref_speed = reference_speed(input.reference_gpu);
-  auto collective = collectives::make_collective(input.algorithm, input.collective);
-  Setup setup = open_platform({input.platform_file, input.cluster, input.ranks, input.hosts, input.simgrid_cfg});
+  impl_->reference_speed = reference_speed(input.reference_gpu);
+  impl_->collective = collectives::make_collective(input.algorithm, input.collective);
+  impl_->setup = open_platform({input.platform_file, input.cluster, input.ranks, input.hosts, input.simgrid_cfg});
+  const Setup& s = impl_->setup;
+  collectives::CommWorld probe(hosts_of(s.ranks), s.node_of_rank, input.collective, "probe");
+  impl_->collective->prepare(probe); // adds the servers, whose routes the closed forms read; may throw
+  impl_->closed_form = closed_form_input(probe, s.node_of_rank, input.collective);
+}
 
+Simulation::~Simulation() = default;
+
+const std::vector<std::string>& Simulation::hosts() const
+{
+  return impl_->setup.host_names;
+}
+
+const collectives::ClosedFormInput& Simulation::closed_form() const
+{
+  return impl_->closed_form;
+}
+
+double Simulation::compute_scale() const
+{
+  return impl_->reference_speed / impl_->setup.ranks.at(0).speed_flops;
+}
+
+SimulationOutput Simulation::run(const dag::IterationDag& dag)
+{
+  if (impl_->ran)
+    throw Error("internal: a simulation runs once");
+  impl_->ran = true;
+  const SimulationInput& input = impl_->input;
+  Setup& setup = impl_->setup;
   SimulationOutput out;
   out.simgrid_cfg = setup.simgrid_cfg;
   out.hosts = setup.host_names;
@@ -56,8 +97,8 @@ SimulationOutput simulate(const SimulationInput& input, const dag::IterationDag&
 
   auto phase = [&](std::string name, std::vector<platform::GpuHost> ranks, std::vector<int> nodes) {
     return std::make_unique<Phase>(PhaseSpec{std::move(name), &dag, std::move(ranks), std::move(nodes),
-                                             collective.get(), input.collective, input.iterations, ref_speed,
-                                             &input.progress});
+                                             impl_->collective.get(), input.collective, input.iterations,
+                                             impl_->reference_speed, &input.progress});
   };
   std::unique_ptr<Phase> single;
   if (input.single_gpu_baseline && setup.ranks.size() > 1)
@@ -75,6 +116,12 @@ SimulationOutput simulate(const SimulationInput& input, const dag::IterationDag&
     throw Error("the simulation stopped before every task completed (" + std::to_string(out.multi.records.size()) +
                 " of " + std::to_string(expected) + " tasks): SimGrid found a deadlock");
   return out;
+}
+
+SimulationOutput simulate(const SimulationInput& input, const dag::IterationDag& dag)
+{
+  Simulation simulation(input);
+  return simulation.run(dag);
 }
 
 } // namespace ddlsim::engine

@@ -2,11 +2,13 @@
 #pragma once
 
 #include "collectives/algorithm_spec.hpp"
+#include "collectives/algorithm_table.hpp"
 #include "collectives/options.hpp"
 #include "dag/dag.hpp"
 #include "dag/records.hpp"
 #include "platform/cluster_spec.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,9 +39,31 @@ struct SimulationOutput {
   std::optional<dag::PhaseResult> single;
 };
 
-/** @brief Loads the platform, maps ranks, runs the phases of `dag`. SimGrid allows one engine per process, so
- *  this can be called once per process (a second call throws Error). Throws InputError/ConfigError on bad
- *  inputs, Error if the simulation does not complete. */
+/** @brief A simulation in two steps: the constructor loads the platform and maps the ranks, so that the caller
+ *  can build a DAG that depends on the platform (closed-form costs, the ranks' GPU speed); run() simulates it.
+ *  SimGrid allows one engine per process: a second Simulation in one process throws Error. */
+class Simulation {
+public:
+  /** Throws InputError/ConfigError on bad inputs. */
+  explicit Simulation(const SimulationInput& input);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  const std::vector<std::string>& hosts() const;
+  /** Ranks, nodes, the aggregation knobs and the worst routes by role, for the closed forms. */
+  const collectives::ClosedFormInput& closed_form() const;
+  /** Seconds on rank 0's GPU per second on the workload's reference GPU (ratio of catalogue peaks). */
+  double compute_scale() const;
+  /** Runs the phases of `dag` (nothing with dry_run); once. Throws Error if the simulation does not complete. */
+  SimulationOutput run(const dag::IterationDag& dag);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/** @brief Simulation(input).run(dag). */
 SimulationOutput simulate(const SimulationInput& input, const dag::IterationDag& dag);
 
 } // namespace ddlsim::engine

@@ -1,7 +1,6 @@
 // `ddlsim collective`'s engine: one allreduce per message size, all ranks starting each size together.
 #include "engine/sweep.hpp"
 
-#include "analytical/routes.hpp"
 #include "collectives/collective.hpp"
 #include "common/error.hpp"
 #include "engine/setup.hpp"
@@ -17,25 +16,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace ddlsim::engine {
 namespace {
-
-/** Ranks, nodes and the worst route of each role, as the closed forms need them. */
-collectives::ClosedFormInput closed_form_input(const collectives::CommWorld& world,
-                                               const std::vector<int>& node_of_rank,
-                                               const collectives::CollectiveOptions& options)
-{
-  collectives::ClosedFormInput in;
-  in.ranks = world.size();
-  std::map<int, int> per_node;
-  for (int n : node_of_rank)
-    ++per_node[n];
-  in.nodes = static_cast<int>(per_node.size());
-  for (const auto& [node, count] : per_node)
-    in.ranks_per_node = std::max(in.ranks_per_node, count);
-  in.options = options;
-  const auto pairs = analytical::closed_form_route_pairs(node_of_rank, world.endpoints());
-  in.hops = analytical::worst_hops(pairs, [&world](int a, int b) { return world.route(a, b); });
-  return in;
-}
 
 /** Per-size results, written by rank 0 between the two barriers of each size. */
 struct SizeClock {

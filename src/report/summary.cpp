@@ -5,33 +5,88 @@
 #include "workload/workload.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ddlsim::report {
 
-PhaseSummary summarize_phase(const dag::IterationDag& dag, const dag::PhaseResult& phase)
+namespace {
+
+/** Seconds the iteration's first forward waited for prefetched input: its start minus the end of the compute task
+ *  before it (0 when that task ended later or input is on the compute stream), summed over ranks and iterations
+ *  from `first`. */
+double exposed_input_s(const dag::IterationDag& dag, const dag::PhaseResult& phase, unsigned first)
+{
+  if (dag.input.empty() || dag.compute.empty())
+    return 0.0;
+  const std::size_t tasks = dag.tasks.size();
+  const std::size_t ranks = phase.hosts.size();
+  std::vector<const dag::TaskRecord*> at(ranks * phase.iterations * tasks, nullptr);
+  for (const auto& r : phase.records)
+    at[(static_cast<std::size_t>(r.rank) * phase.iterations + r.iteration) * tasks + r.task] = &r;
+  // The first forward and the compute-stream task just before it (same iteration or an earlier one).
+  int forward = -1;
+  for (const auto& slot : dag.compute)
+    if (dag.tasks[slot.task].kind == dag::TaskKind::Forward) {
+      forward = slot.task;
+      break;
+    }
+  if (forward < 0)
+    return 0.0;
+  dag::Dep before{-1, 0};
+  for (int d : dag.tasks[forward].deps)
+    if (dag.tasks[d].stream == dag::Stream::Compute)
+      before = {d, 0};
+  for (const auto& d : dag.tasks[forward].other)
+    if (dag.tasks[d.task].stream == dag::Stream::Compute)
+      before = d;
+  double wait = 0;
+  for (std::size_t rank = 0; rank < ranks; ++rank)
+    for (unsigned it = first; it < phase.iterations; ++it) {
+      const auto* f = at[(rank * phase.iterations + it) * tasks + forward];
+      const int prev_it = static_cast<int>(it) + before.offset;
+      double prev_end = 0;
+      if (before.task >= 0 && prev_it >= 0 && prev_it < static_cast<int>(phase.iterations))
+        prev_end = at[(rank * phase.iterations + prev_it) * tasks + before.task]->end_s;
+      wait += std::max(0.0, f->start_s - prev_end);
+    }
+  return wait;
+}
+
+} // namespace
+
+PhaseSummary summarize_phase(const dag::IterationDag& dag, const dag::PhaseResult& phase, unsigned warmup)
 {
   const unsigned n = phase.iterations;
   const std::size_t ranks = phase.hosts.size();
   if (n == 0 || ranks == 0)
     throw Error("internal: empty phase");
-  std::vector<double> end(n, 0.0);
+  std::vector<double> end(n, 0.0); // iteration i ends with the last task of it on any rank
   for (const auto& r : phase.records)
-    if (dag.tasks[r.task].kind == dag::TaskKind::Update)
-      end[r.iteration] = std::max(end[r.iteration], r.end_s);
+    end[r.iteration] = std::max(end[r.iteration], r.end_s);
 
   PhaseSummary s;
   for (unsigned i = 0; i < n; ++i)
     s.iteration_times_s.push_back(end[i] - (i == 0 ? 0.0 : end[i - 1]));
-  const unsigned first_measured = n > 1 ? 1 : 0;
+  const unsigned first_measured = std::min(warmup, n - 1);
   const unsigned measured = n - first_measured;
-  s.iteration_time_s = (end[n - 1] - (first_measured == 0 ? 0.0 : end[0])) / measured;
+  s.first_measured = first_measured;
+  s.iteration_time_s = (end[n - 1] - (first_measured == 0 ? 0.0 : end[first_measured - 1])) / measured;
+  s.min_s = *std::min_element(s.iteration_times_s.begin() + first_measured, s.iteration_times_s.end());
+  s.max_s = *std::max_element(s.iteration_times_s.begin() + first_measured, s.iteration_times_s.end());
+  double variance = 0;
+  for (unsigned i = first_measured; i < n; ++i)
+    variance += (s.iteration_times_s[i] - s.iteration_time_s) * (s.iteration_times_s[i] - s.iteration_time_s);
+  s.std_s = std::sqrt(variance / measured);
 
-  double io = 0, h2d = 0, fwd = 0, bwd = 0, upd = 0, comm = 0;
+  double io = 0, h2d = 0, fwd = 0, bwd = 0, upd = 0, comm = 0, input_on_compute = 0;
   for (const auto& r : phase.records) {
     if (static_cast<unsigned>(r.iteration) < first_measured)
       continue;
     const double d = r.end_s - r.start_s;
-    switch (dag.tasks[r.task].kind) {
+    const dag::Task& task = dag.tasks[r.task];
+    if ((task.kind == dag::TaskKind::Io || task.kind == dag::TaskKind::H2d) && task.stream == dag::Stream::Compute)
+      input_on_compute += d;
+    switch (task.kind) {
     case dag::TaskKind::Io:
       io += d;
       break;
@@ -50,6 +105,8 @@ PhaseSummary summarize_phase(const dag::IterationDag& dag, const dag::PhaseResul
     case dag::TaskKind::Aggregation:
       comm += d;
       break;
+    case dag::TaskKind::Timer: // a wait, not work
+      break;
     }
   }
   const double per = 1.0 / (double(measured) * double(ranks));
@@ -60,16 +117,18 @@ PhaseSummary summarize_phase(const dag::IterationDag& dag, const dag::PhaseResul
   b.set_backward_s(bwd * per);
   b.set_update_s(upd * per);
   b.set_communication_s(comm * per);
-  b.set_exposed_communication_s(s.iteration_time_s -
-                                (b.io_s() + b.h2d_s() + b.forward_s() + b.backward_s() + b.update_s()));
+  b.set_exposed_input_s(exposed_input_s(dag, phase, first_measured) * per);
+  b.set_exposed_communication_s(s.iteration_time_s - (input_on_compute * per + b.forward_s() + b.backward_s() +
+                                                      b.update_s() + b.exposed_input_s()));
   return s;
 }
 
 proto::Report build_report(const proto::RunConfig& config, const proto::Workload& workload,
                            const dag::IterationDag& dag, const dag::PhaseResult& multi, const dag::PhaseResult& single)
 {
-  const PhaseSummary m = summarize_phase(dag, multi);
-  const PhaseSummary s = summarize_phase(dag, single);
+  const unsigned warmup = config.schedule_config().warmup();
+  const PhaseSummary m = summarize_phase(dag, multi, warmup);
+  const PhaseSummary s = summarize_phase(dag, single, warmup);
   const auto gpus = static_cast<unsigned>(multi.hosts.size());
   const double batch = workload.batch_size_per_gpu();
 
@@ -99,6 +158,10 @@ proto::Report build_report(const proto::RunConfig& config, const proto::Workload
   r.set_bytes_sent_per_iteration(sent / multi.iterations);
   r.set_aggregations_per_iteration(static_cast<unsigned>(dag.aggregations()));
   r.set_simulated_time_s(multi.duration_s);
+  r.set_iteration_time_std_s(m.std_s);
+  r.set_iteration_time_min_s(m.min_s);
+  r.set_iteration_time_max_s(m.max_s);
+  r.set_measured_iterations(multi.iterations - m.first_measured);
   return r;
 }
 

@@ -42,12 +42,24 @@ void write_console(std::ostream& out, const proto::Report& r)
   out << "ddlsim: " << r.model() << " on " << r.gpus() << " x " << r.gpu() << " (" << c.platform_file() << "), "
       << c.algorithm() << " allreduce, schedule " << c.schedule() << ", " << c.iterations() << " iteration"
       << (c.iterations() == 1 ? "" : "s") << "\n\n";
-  const std::string measured = c.iterations() > 2    ? "mean of iterations 2.." + std::to_string(c.iterations())
-                               : c.iterations() == 2 ? std::string("iteration 2")
-                                                     : std::string("the only iteration");
+  const unsigned first = c.iterations() - r.measured_iterations() + 1; // 1-based
+  const std::string measured = r.measured_iterations() > 1 ? "mean of iterations " + std::to_string(first) + ".." +
+                                                                 std::to_string(c.iterations())
+                               : c.iterations() == 1 ? std::string("the only iteration")
+                                                     : "iteration " + std::to_string(first);
   row(out, "GPUs", std::to_string(r.gpus()));
   row(out, "batch per GPU", std::to_string(r.batch_size_per_gpu()) + " samples");
   row(out, "iteration time", format_seconds(r.iteration_time_s()) + "  (" + measured + ")");
+  if (r.measured_iterations() > 1 && r.iteration_time_max_s() - r.iteration_time_min_s() > 1e-9 * r.iteration_time_s())
+    row(out, "  spread of the measured iterations",
+        "std " + format_seconds(r.iteration_time_std_s()) + ", min " + format_seconds(r.iteration_time_min_s()) +
+            ", max " + format_seconds(r.iteration_time_max_s()));
+  if (r.analytical_iteration_time_s() > 0)
+    row(out, "closed-form critical path",
+        format_seconds(r.analytical_iteration_time_s()) +
+            "  (simulated - closed form: " + format_seconds(r.iteration_time_s() - r.analytical_iteration_time_s()) +
+            ", " + fmt("%+.3f %%", 100.0 * (r.iteration_time_s() / r.analytical_iteration_time_s() - 1)) +
+            ": contention the closed form leaves out)");
   const std::string na = "n/a (no computation: the single GPU takes no time)";
   row(out, "throughput", r.iteration_time_s() > 0 ? fmt("%.1f samples/s", r.throughput_samples_per_s()) : na);
   row(out, "single-GPU iteration time",
@@ -60,14 +72,23 @@ void write_console(std::ostream& out, const proto::Report& r)
   row(out, "scaling efficiency", timed ? fmt("%.1f %%", 100.0 * r.scaling_efficiency()) : na);
   out << "\n  where one iteration's time goes (mean over GPUs)      time   share\n";
   const double t = r.iteration_time_s();
-  share(out, "data loading (I/O)", b.io_s(), t);
-  share(out, "host-to-device copy", b.h2d_s(), t);
+  const bool prefetched = c.schedule_config().io_prefetch() > 0;
+  if (prefetched) {
+    share(out, "input not hidden by prefetch", b.exposed_input_s(), t);
+  } else {
+    share(out, "data loading (I/O)", b.io_s(), t);
+    share(out, "host-to-device copy", b.h2d_s(), t);
+  }
   share(out, "forward", b.forward_s(), t);
   share(out, "backward", b.backward_s(), t);
   share(out, "update", b.update_s(), t);
   share(out, "communication not hidden", b.exposed_communication_s(), t);
   share(out, "= iteration time", t, t);
   out << "\n";
+  if (prefetched)
+    row(out, "input, prefetched",
+        format_seconds(b.io_s()) + " loading + " + format_seconds(b.h2d_s()) + " copy per iteration, " +
+            std::to_string(c.schedule_config().io_prefetch()) + " batch(es) ahead on their own stream");
   row(out, "communication, total",
       format_seconds(b.communication_s()) + "  (" +
           fmt("%.1f %%",

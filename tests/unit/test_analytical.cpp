@@ -30,10 +30,16 @@ TEST_CASE("chunks split the tensor exactly")
 TEST_CASE("longest path of a diamond")
 {
   dag::IterationDag d;
-  d.tasks = {{0, dag::TaskKind::Io, dag::Stream::Compute, -1, 1, 0, {}, "a"},
-             {1, dag::TaskKind::Forward, dag::Stream::Compute, 0, 5, 0, {0}, "b"},
-             {2, dag::TaskKind::Aggregation, dag::Stream::Communication, 0, 0, 64, {0}, "c"},
-             {3, dag::TaskKind::Update, dag::Stream::Compute, -1, 2, 0, {1, 2}, "d"}};
+  auto task = [](int id, dag::TaskKind kind, double duration, std::vector<int> deps) {
+    dag::Task t;
+    t.id = id;
+    t.kind = kind;
+    t.duration_s = duration;
+    t.deps = std::move(deps);
+    return t;
+  };
+  d.tasks = {task(0, dag::TaskKind::Io, 1, {}), task(1, dag::TaskKind::Forward, 5, {0}),
+             task(2, dag::TaskKind::Aggregation, 0, {0}), task(3, dag::TaskKind::Update, 2, {1, 2})};
   auto duration = [](const dag::Task& t) { return t.kind == dag::TaskKind::Aggregation ? 7.0 : t.duration_s; };
   CHECK(analytical::critical_path_s(d, duration) == 1 + 7 + 2);
   const auto finish = analytical::finish_times(d, duration);

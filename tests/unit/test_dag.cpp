@@ -99,5 +99,6 @@ TEST_CASE("schedule names parse and unknown ones are rejected")
 {
   CHECK(dag::parse_schedule("wfbp") == dag::Schedule::Wfbp);
   CHECK(dag::parse_schedule("sequential") == dag::Schedule::Sequential);
-  CHECK_THROWS_WITH(dag::parse_schedule("WFBP"), "schedule must be one of: sequential, wfbp (got 'WFBP')");
+  CHECK_THROWS_WITH(dag::parse_schedule("WFBP"),
+                    "schedule must be one of: sequential, wfbp, fusion, buckets, mgwfbp, priority (got 'WFBP')");
 }

@@ -1,0 +1,166 @@
+// Command-line options of the schedules (`ddlsim run`): how gradients become aggregations and when they run.
+#include "cli/schedule_options.hpp"
+
+#include "cli/options.hpp"
+#include "common/error.hpp"
+#include "common/strings.hpp"
+#include "dag/plans.hpp"
+
+#include <algorithm>
+
+namespace po = boost::program_options;
+
+namespace ddlsim::cli {
+namespace {
+
+/** "sequential (...) | wfbp (...)": the schedule table. */
+std::string schedule_help()
+{
+  std::vector<std::string> rows;
+  for (const auto& e : dag::schedule_table())
+    rows.push_back(std::string(e.name) + " (" + e.summary + ")");
+  return join(rows, " | ");
+}
+
+/** The schedules that read `knob`, as "fusion" or "fusion and buckets". */
+std::string readers(unsigned knob)
+{
+  std::vector<std::string> names;
+  for (const auto& e : dag::schedule_table())
+    if (e.knobs & knob)
+      names.emplace_back(e.name);
+  return names.size() <= 1 ? join(names) : join({names.begin(), names.end() - 1}) + " and " + names.back();
+}
+
+std::uint64_t positive_bytes(const std::string& text, const std::string& option)
+{
+  const std::uint64_t bytes = parse_bytes(text, option);
+  if (bytes == 0)
+    throw ConfigError(option + " must be > 0 bytes (got '" + text + "')");
+  return bytes;
+}
+
+/** Refuses every knob the user changed that `schedule` does not read. */
+void refuse_unread(const ScheduleCli& s, const dag::ScheduleEntry& schedule)
+{
+  const ScheduleCli d;
+  struct Knob {
+    bool given;
+    const char* option;
+    unsigned bit;
+  };
+  const Knob knobs[] = {{s.fusion_bytes != d.fusion_bytes, "--fusion-bytes", dag::kKnobFusion},
+                        {s.fusion_cycle != d.fusion_cycle, "--fusion-cycle", dag::kKnobFusion},
+                        {s.bucket_bytes != d.bucket_bytes, "--bucket-bytes", dag::kKnobBuckets},
+                        {s.first_bucket_bytes != d.first_bucket_bytes, "--first-bucket-bytes", dag::kKnobBuckets},
+                        {s.partition_bytes != d.partition_bytes, "--partition-bytes", dag::kKnobPartition},
+                        {s.credit_bytes != d.credit_bytes, "--credit-bytes", dag::kKnobPartition},
+                        {s.comm_streams != d.comm_streams, "--comm-streams", dag::kKnobStreams}};
+  for (const auto& k : knobs)
+    if (k.given && !(schedule.knobs & k.bit))
+      throw ConfigError(std::string(k.option) + " has no effect with --schedule " + schedule.name + " (only " +
+                        readers(k.bit) + " read it)");
+}
+
+} // namespace
+
+po::options_description schedule_options(ScheduleCli& s)
+{
+  po::options_description d("Schedule", kHelpColumns, kHelpDescriptionColumns);
+  auto add = d.add_options();
+  add("schedule", po::value(&s.schedule)->default_value(s.schedule)->value_name("NAME"), schedule_help().c_str());
+  add("update", po::value(&s.update)->default_value(s.update)->value_name("WHEN"),
+      "global (one update after every aggregation) | per-layer (layer l's update once its gradient is aggregated; "
+      "the next forward of layer l waits only for it)");
+  add("io-prefetch", po::value(&s.io_prefetch)->default_value(s.io_prefetch)->value_name("N"),
+      "batches loaded ahead on their own stream (0: loading and copy on the critical path)");
+  add("comm-streams", po::value(&s.comm_streams)->default_value(s.comm_streams)->value_name("K"),
+      "aggregations in flight at once (aggregation k on stream k mod K; they share links)");
+  add("fusion-bytes", po::value(&s.fusion_bytes)->default_value(s.fusion_bytes)->value_name("SIZE"),
+      "fusion: buffer size (Horovod's HOROVOD_FUSION_THRESHOLD since v0.21)");
+  add("fusion-cycle", po::value(&s.fusion_cycle)->default_value(s.fusion_cycle)->value_name("TIME"),
+      "fusion: a buffer is flushed this long after its first gradient (HOROVOD_CYCLE_TIME since v0.21)");
+  add("bucket-bytes", po::value(&s.bucket_bytes)->default_value(s.bucket_bytes)->value_name("SIZE"),
+      "buckets: bucket cap (DDP's bucket_cap_mb)");
+  add("first-bucket-bytes", po::value(&s.first_bucket_bytes)->default_value(s.first_bucket_bytes)->value_name("SIZE"),
+      "buckets: the first bucket's cap (DDP's first bucket)");
+  add("partition-bytes", po::value(&s.partition_bytes)->default_value(s.partition_bytes)->value_name("SIZE"),
+      "priority: partition size (ByteScheduler: 1e6 FP32 parameters)");
+  add("credit-bytes", po::value(&s.credit_bytes)->default_value(s.credit_bytes)->value_name("SIZE"),
+      "priority: bytes in flight at most (ByteScheduler: 4e6 FP32 parameters)");
+  add("warmup", po::value(&s.warmup)->default_value(s.warmup)->value_name("K"),
+      "iterations left out of the reported mean (must be < --iterations, or 0)");
+  add("explain-merge", po::bool_switch(&s.explain_merge),
+      "fusion, buckets, mgwfbp: print which layers each aggregation carries");
+  return d;
+}
+
+ScheduleChoice resolve(const ScheduleCli& s, const collectives::AlgorithmSpec& algorithm, int iterations)
+{
+  ScheduleChoice c;
+  dag::ScheduleOptions& o = c.options;
+  o.schedule = dag::parse_schedule(s.schedule);
+  o.update = dag::parse_update(s.update);
+  const dag::ScheduleEntry& schedule = dag::schedule_entry(o.schedule);
+  refuse_unread(s, schedule);
+  if (s.io_prefetch < 0)
+    throw ConfigError("--io-prefetch must be >= 0 (got " + std::to_string(s.io_prefetch) + ")");
+  if (s.comm_streams < 1)
+    throw ConfigError("--comm-streams must be >= 1 (got " + std::to_string(s.comm_streams) + ")");
+  o.io_prefetch = s.io_prefetch;
+  o.comm_streams = s.comm_streams;
+  o.fusion_bytes = positive_bytes(s.fusion_bytes, "--fusion-bytes");
+  o.fusion_cycle_s = parse_seconds(s.fusion_cycle, "--fusion-cycle");
+  o.bucket_bytes = positive_bytes(s.bucket_bytes, "--bucket-bytes");
+  o.first_bucket_bytes = positive_bytes(s.first_bucket_bytes, "--first-bucket-bytes");
+  o.partition_bytes = positive_bytes(s.partition_bytes, "--partition-bytes");
+  o.credit_bytes = positive_bytes(s.credit_bytes, "--credit-bytes");
+  if (schedule.needs_per_layer_update && o.update != dag::Update::PerLayer)
+    throw ConfigError("--schedule " + std::string(schedule.name) +
+                      " needs --update per-layer (its gain is the next forward pass starting early)");
+  if (algorithm.uses(collectives::AlgorithmId::Ps) &&
+      (o.comm_streams > 1 || schedule.policy != dag::CommPolicy::InOrder))
+    throw ConfigError("--algorithm ps serves one aggregation at a time: it takes --comm-streams 1 and a schedule "
+                      "other than " +
+                      std::string(schedule.name));
+  // The default warm-up (one iteration) shrinks to fit a shorter run; one the user asks for must fit.
+  if (s.warmup < 0 || (s.warmup != ScheduleCli{}.warmup && s.warmup > 0 && s.warmup >= iterations))
+    throw ConfigError("--warmup must be >= 0 and less than --iterations " + std::to_string(iterations) + " (got " +
+                      std::to_string(s.warmup) + ")");
+  c.warmup = static_cast<unsigned>(std::min(s.warmup, iterations - 1));
+  if (s.explain_merge && o.schedule != dag::Schedule::Fusion && o.schedule != dag::Schedule::Buckets &&
+      o.schedule != dag::Schedule::Mgwfbp)
+    throw ConfigError("--explain-merge has no effect with --schedule " + std::string(schedule.name) +
+                      " (only fusion, buckets and mgwfbp merge gradients)");
+  c.explain_merge = s.explain_merge;
+  return c;
+}
+
+proto::ScheduleConfig to_proto(const ScheduleChoice& s)
+{
+  const auto& o = s.options;
+  proto::ScheduleConfig c;
+  c.set_update(dag::to_string(o.update));
+  c.set_io_prefetch(static_cast<unsigned>(o.io_prefetch));
+  c.set_comm_streams(static_cast<unsigned>(o.comm_streams));
+  c.set_warmup(s.warmup);
+  switch (o.schedule) {
+  case dag::Schedule::Fusion:
+    c.set_fusion_bytes(o.fusion_bytes);
+    c.set_fusion_cycle_s(o.fusion_cycle_s);
+    break;
+  case dag::Schedule::Buckets:
+    c.set_bucket_bytes(o.bucket_bytes);
+    c.set_first_bucket_bytes(o.first_bucket_bytes);
+    break;
+  case dag::Schedule::Priority:
+    c.set_partition_bytes(o.partition_bytes);
+    c.set_credit_bytes(o.credit_bytes);
+    break;
+  default:
+    break;
+  }
+  return c;
+}
+
+} // namespace ddlsim::cli

@@ -1,0 +1,48 @@
+// Command-line options of the schedules (`ddlsim run`): how gradients become aggregations and when they run.
+#pragma once
+
+#include "collectives/algorithm_spec.hpp"
+#include "dag/dag.hpp"
+#include "proto/report.pb.h"
+
+#include <boost/program_options.hpp>
+
+#include <string>
+
+namespace ddlsim::cli {
+
+/** @brief The options as typed (sizes and times keep their units until resolve()). */
+struct ScheduleCli {
+  std::string schedule = "wfbp";
+  std::string update = "global";
+  int io_prefetch = 0;
+  int comm_streams = 1;
+  std::string fusion_bytes = "128MiB";
+  std::string fusion_cycle = "1ms";
+  std::string bucket_bytes = "25MiB";
+  std::string first_bucket_bytes = "1MiB";
+  std::string partition_bytes = "4MB";
+  std::string credit_bytes = "16MB";
+  int warmup = 1;
+  bool explain_merge = false;
+};
+
+/** @brief The resolved schedule. */
+struct ScheduleChoice {
+  dag::ScheduleOptions options;
+  unsigned warmup = 1;
+  bool explain_merge = false;
+};
+
+/** @brief The "Schedule" group of options, bound to `s`. */
+boost::program_options::options_description schedule_options(ScheduleCli& s);
+
+/** @brief Checks and converts; refuses (ConfigError, one line) a knob the schedule does not read, a schedule that
+ *  needs per-layer updates without them, and combinations `algorithm` cannot run (parameter servers serve one
+ *  aggregation at a time). `iterations` bounds the warm-up. */
+ScheduleChoice resolve(const ScheduleCli& s, const collectives::AlgorithmSpec& algorithm, int iterations);
+
+/** @brief The resolved schedule as recorded in reports and --dump-config. */
+proto::ScheduleConfig to_proto(const ScheduleChoice& s);
+
+} // namespace ddlsim::cli
