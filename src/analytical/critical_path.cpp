@@ -80,7 +80,8 @@ public:
       throw Error("internal: the DAG has a cycle");
     std::vector<double> ends(n_, 0.0);
     for (int node = 0; node < n_ * t_; ++node)
-      ends[node / t_] = std::max(ends[node / t_], finish_[node]);
+      if (dag::ends_iteration(task(node)))
+        ends[node / t_] = std::max(ends[node / t_], finish_[node]);
     return ends;
   }
 

@@ -18,7 +18,8 @@ std::vector<double> finish_times(const dag::IterationDag& dag, const DurationFn&
 /** @brief Length of the longest path of one iteration: the iteration time of one isolated rank. */
 double critical_path_s(const dag::IterationDag& dag, const DurationFn& duration);
 
-/** @brief End of each of `iterations` iterations of the unrolled DAG (the last finish of its tasks) when every task
+/** @brief End of each of `iterations` iterations of the unrolled DAG (the last finish of the tasks that end it,
+ *  dag::ends_iteration) when every task
  *  starts as soon as its dependencies end, without contention; under CommPolicy::Priority the ready aggregation of
  *  lowest priority starts whenever the bytes in flight allow, as the engine's scheduler does. */
 std::vector<double> iteration_ends_s(const dag::IterationDag& dag, unsigned iterations, const DurationFn& duration);

@@ -132,6 +132,17 @@ dag::IterationDag build_run_dag(const engine::Simulation& sim, const ResolvedRun
   return dag::build_dag(r.workload, o);
 }
 
+/** The DAG of the single-GPU baseline: the same workload, updates and input, without an aggregation schedule (a
+ *  GPU training alone runs no fusion cycle and no scheduler). */
+dag::IterationDag single_gpu_dag(const engine::Simulation& sim, const ResolvedRun& r)
+{
+  dag::ScheduleOptions o = r.schedule.options;
+  o.schedule = dag::Schedule::Wfbp;
+  o.comm_streams = 1;
+  o.compute_scale = sim.compute_scale();
+  return dag::build_dag(r.workload, o);
+}
+
 /** The closed-form critical path of the DAG (mean over the measured iterations), as the simulation would measure
  *  it without contention. */
 double analytical_iteration_s(const engine::Simulation& sim, const ResolvedRun& r, const dag::IterationDag& dag)
@@ -218,8 +229,9 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
 
   engine::Simulation simulation(r.input);
   const dag::IterationDag dag = build_run_dag(simulation, r);
+  const dag::IterationDag baseline = single_gpu_dag(simulation, r);
   const double analytical = o.analytical ? analytical_iteration_s(simulation, r, dag) : 0.0;
-  const engine::SimulationOutput sim = simulation.run(dag);
+  const engine::SimulationOutput sim = simulation.run(dag, &baseline);
   const proto::RunConfig config = run_config(o, r, sim);
   if (o.dump_config) {
     out << message_to_json(config);
@@ -228,7 +240,8 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
   if (r.schedule.explain_merge)
     explain_merge(out, dag, r.workload);
 
-  proto::Report report = report::build_report(config, r.workload, dag, sim.multi, sim.single ? *sim.single : sim.multi);
+  proto::Report report = report::build_report(config, r.workload, dag, sim.multi, sim.single ? baseline : dag,
+                                              sim.single ? *sim.single : sim.multi);
   add_groups(report, dag, r.workload, r.schedule.options.schedule);
   report.set_analytical_iteration_time_s(analytical);
   report::write_console(out, report);

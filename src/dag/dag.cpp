@@ -69,7 +69,11 @@ public:
   }
   Task& task(int id) { return dag_.tasks[id]; }
   /** Appends `id` to the order of its stream, `shift` slots later than its own iteration. */
-  void place(int id, int shift = 0) { stream_order(dag_.tasks[id].stream).push_back({id, shift}); }
+  void place(int id, int shift = 0)
+  {
+    dag_.tasks[id].shift = shift;
+    stream_order(dag_.tasks[id].stream).push_back({id, shift});
+  }
   IterationDag& dag() { return dag_; }
 
   /** Stream order as edges: each task waits for the previous one of its stream; InOrder aggregation k waits for

@@ -81,7 +81,7 @@ double Simulation::compute_scale() const
   return impl_->reference_speed / impl_->setup.ranks.at(0).speed_flops;
 }
 
-SimulationOutput Simulation::run(const dag::IterationDag& dag)
+SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::IterationDag* baseline)
 {
   if (impl_->ran)
     throw Error("internal: a simulation runs once");
@@ -95,15 +95,16 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag)
   if (input.dry_run)
     return out;
 
-  auto phase = [&](std::string name, std::vector<platform::GpuHost> ranks, std::vector<int> nodes) {
-    return std::make_unique<Phase>(PhaseSpec{std::move(name), &dag, std::move(ranks), std::move(nodes),
+  auto phase = [&](std::string name, const dag::IterationDag* graph, std::vector<platform::GpuHost> ranks,
+                   std::vector<int> nodes) {
+    return std::make_unique<Phase>(PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes),
                                              impl_->collective.get(), input.collective, input.iterations,
                                              impl_->reference_speed, &input.progress});
   };
   std::unique_ptr<Phase> single;
   if (input.single_gpu_baseline && setup.ranks.size() > 1)
-    single = phase("single", {setup.ranks[0]}, {0});
-  auto multi = phase("multi", setup.ranks, setup.node_of_rank);
+    single = phase("single", baseline ? baseline : &dag, {setup.ranks[0]}, {0});
+  auto multi = phase("multi", &dag, setup.ranks, setup.node_of_rank);
   sg4::Actor::create("ddlsim-driver", setup.ranks[0].host, [&] {
     if (single)
       out.single = single->run();

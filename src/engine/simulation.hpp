@@ -55,8 +55,9 @@ public:
   const collectives::ClosedFormInput& closed_form() const;
   /** Seconds on rank 0's GPU per second on the workload's reference GPU (ratio of catalogue peaks). */
   double compute_scale() const;
-  /** Runs the phases of `dag` (nothing with dry_run); once. Throws Error if the simulation does not complete. */
-  SimulationOutput run(const dag::IterationDag& dag);
+  /** Runs the phases of `dag` (nothing with dry_run); once. The single-GPU baseline runs `baseline` when given
+   *  (a GPU alone needs no aggregation schedule), else `dag`. Throws Error if the simulation does not complete. */
+  SimulationOutput run(const dag::IterationDag& dag, const dag::IterationDag* baseline = nullptr);
 
 private:
   struct Impl;

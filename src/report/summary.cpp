@@ -60,9 +60,10 @@ PhaseSummary summarize_phase(const dag::IterationDag& dag, const dag::PhaseResul
   const std::size_t ranks = phase.hosts.size();
   if (n == 0 || ranks == 0)
     throw Error("internal: empty phase");
-  std::vector<double> end(n, 0.0); // iteration i ends with the last task of it on any rank
+  std::vector<double> end(n, 0.0); // iteration i ends with the last of its tasks that end it, on any rank
   for (const auto& r : phase.records)
-    end[r.iteration] = std::max(end[r.iteration], r.end_s);
+    if (dag::ends_iteration(dag.tasks[r.task]))
+      end[r.iteration] = std::max(end[r.iteration], r.end_s);
 
   PhaseSummary s;
   for (unsigned i = 0; i < n; ++i)
@@ -124,11 +125,12 @@ PhaseSummary summarize_phase(const dag::IterationDag& dag, const dag::PhaseResul
 }
 
 proto::Report build_report(const proto::RunConfig& config, const proto::Workload& workload,
-                           const dag::IterationDag& dag, const dag::PhaseResult& multi, const dag::PhaseResult& single)
+                           const dag::IterationDag& dag, const dag::PhaseResult& multi,
+                           const dag::IterationDag& single_dag, const dag::PhaseResult& single)
 {
   const unsigned warmup = config.schedule_config().warmup();
   const PhaseSummary m = summarize_phase(dag, multi, warmup);
-  const PhaseSummary s = summarize_phase(dag, single, warmup);
+  const PhaseSummary s = summarize_phase(single_dag, single, warmup);
   const auto gpus = static_cast<unsigned>(multi.hosts.size());
   const double batch = workload.batch_size_per_gpu();
 

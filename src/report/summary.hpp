@@ -25,6 +25,7 @@ PhaseSummary summarize_phase(const dag::IterationDag& dag, const dag::PhaseResul
 /** @brief Builds the report. `single` is the single-GPU baseline (the multi-GPU phase itself if it has one rank);
  *  the warm-up is config.schedule_config().warmup(). */
 proto::Report build_report(const proto::RunConfig& config, const proto::Workload& workload,
-                           const dag::IterationDag& dag, const dag::PhaseResult& multi, const dag::PhaseResult& single);
+                           const dag::IterationDag& dag, const dag::PhaseResult& multi,
+                           const dag::IterationDag& single_dag, const dag::PhaseResult& single);
 
 } // namespace ddlsim::report

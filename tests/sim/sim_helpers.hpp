@@ -1,6 +1,7 @@
 // Helpers for simulation tests: run one simulation (one per process) and summarise it.
 #pragma once
 
+#include "collectives/algorithm_table.hpp"
 #include "engine/simulation.hpp"
 #include "report/summary.hpp"
 
@@ -45,6 +46,26 @@ inline RunResult run(const std::string& platform, const proto::Workload& w, dag:
   in.iterations = iterations;
   in.single_gpu_baseline = false;
   return simulate(in, w, schedule);
+}
+
+/** @brief Runs `iterations` iterations of `w` under schedule options `o` on `platform` (every GPU host, ring, no
+ *  single-GPU baseline); mgwfbp gets the ring's closed form on the platform as its cost. */
+inline RunResult run_schedule(const std::string& platform, const proto::Workload& w, dag::ScheduleOptions o,
+                              unsigned iterations = 2)
+{
+  engine::SimulationInput in = input(platform, w);
+  in.iterations = iterations;
+  in.single_gpu_baseline = false;
+  engine::Simulation sim(in);
+  o.compute_scale = sim.compute_scale();
+  if (!o.aggregation_cost_s)
+    o.aggregation_cost_s = [&](std::uint64_t b) {
+      return collectives::closed_form_s(in.algorithm, b, sim.closed_form());
+    };
+  RunResult r;
+  r.dag = dag::build_dag(w, o);
+  static_cast<engine::SimulationOutput&>(r) = sim.run(r.dag);
+  return r;
 }
 
 } // namespace ddlsim::test

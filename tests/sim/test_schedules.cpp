@@ -1,0 +1,221 @@
+// Simulation tests of the schedules: a 4-layer toy on 2 GPUs whose every iteration is worked out by hand, and the
+// closed-form critical path of the same DAG beside it.
+#include "analytical/critical_path.hpp"
+#include "dag/plans.hpp"
+#include "sim/sim_helpers.hpp"
+#include "support/test_platforms.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace ddlsim;
+
+namespace {
+
+constexpr double ms = 1e-3;
+
+// Toy: forward 4, 1, 1, 1 ms (a long first layer), backward `bwd` ms each, 1 MB of gradient per layer, update
+// 0.4 ms (0.1 ms per layer when per layer), no input time unless asked.
+proto::Workload toy(double bwd = 1 * ms, double io = 0, double h2d = 0)
+{
+  proto::Workload w;
+  w.set_schema_version(1);
+  w.set_model("toy");
+  w.set_batch_size_per_gpu(8);
+  w.set_reference_gpu("P40");
+  w.set_io_s(io);
+  w.set_h2d_s(h2d);
+  w.set_update_s(0.4 * ms);
+  const double fwd[] = {4 * ms, 1 * ms, 1 * ms, 1 * ms};
+  for (int i = 0; i < 4; ++i) {
+    auto* l = w.add_layers();
+    l->set_name("L" + std::to_string(i));
+    l->set_forward_s(fwd[i]);
+    l->set_backward_s(bwd);
+    l->set_gradient_bytes(1000000);
+  }
+  return w;
+}
+
+// 2 P40s on a star: a route crosses two links of 0.25 ms and 1 GB/s, so alpha = 0.5 ms, and a ring allreduce of
+// M bytes on 2 ranks is 2 steps of (alpha + M/2 / B): A(M) = 1 ms + M x 1 ns. A(1 MB) = 2 ms, A(2 MB) = 3 ms.
+std::string star2()
+{
+  test::StarSpec star;
+  star.hosts = 2;
+  star.link_bytes_per_s = 1e9;
+  star.link_latency_s = 0.25 * ms;
+  return test::write_star_platform(star);
+}
+
+double cost(std::uint64_t bytes)
+{
+  return 1 * ms + double(bytes) * 1e-9;
+}
+
+dag::ScheduleOptions options(dag::Schedule s, dag::Update u = dag::Update::Global)
+{
+  dag::ScheduleOptions o;
+  o.schedule = s;
+  o.update = u;
+  return o;
+}
+
+/** Simulates 2 iterations; checks the second (the measured one) against `expected`, and the closed-form critical
+ *  path of the same DAG against the simulation. */
+report::PhaseSummary check(const dag::ScheduleOptions& o, double expected, const proto::Workload& w = toy(),
+                           unsigned iterations = 2)
+{
+  const auto out = test::run_schedule(star2(), w, o, iterations);
+  const auto s = report::summarize_phase(out.dag, out.multi);
+  INFO(dag::to_string(o.schedule) << ": simulated " << s.iteration_time_s << " s, by hand " << expected << " s");
+  CHECK(test::relative_error(s.iteration_time_s, expected) < 1e-9);
+  const auto ends = analytical::iteration_ends_s(out.dag, iterations, [](const dag::Task& t) {
+    return t.kind == dag::TaskKind::Aggregation ? cost(t.bytes) : t.duration_s;
+  });
+  const double closed = ends[iterations - 1] - ends[0];
+  INFO("closed-form critical path " << closed / (iterations - 1) << " s");
+  CHECK(test::relative_error(closed / (iterations - 1), s.iteration_time_s) < 1e-9);
+  return s;
+}
+
+// Forward ends at 7 ms; with 1 ms backward per layer the gradients of L3, L2, L1, L0 exist at 8, 9, 10, 11 ms.
+
+} // namespace
+
+TEST_CASE("schedules by hand: sequential aggregates after backward, 4 x 2 ms")
+{
+  // 11 + 4 x A(1 MB) = 19, update 0.4.
+  check(options(dag::Schedule::Sequential), 19.4 * ms);
+}
+
+TEST_CASE("schedules by hand: wfbp overlaps each aggregation with the rest of backward")
+{
+  // L3 8-10, L2 10-12, L1 12-14, L0 14-16, update 16-16.4.
+  check(options(dag::Schedule::Wfbp), 16.4 * ms);
+}
+
+TEST_CASE("schedules by hand: fusion flushes its buffer a cycle after its first gradient")
+{
+  // Cycle 1.5 ms: {L3, L2} opens at 8, flushed at 9.5, A(2 MB) 9.5-12.5; {L1, L0} opens at 10, flushed at 11.5,
+  // runs 12.5-15.5; update 15.5-15.9.
+  auto o = options(dag::Schedule::Fusion);
+  o.fusion_cycle_s = 1.5 * ms;
+  CHECK(dag::build_dag(toy(), o).aggregations() == 2);
+  check(o, 15.9 * ms);
+}
+
+TEST_CASE("schedules by hand: fusion flushes a full buffer when the next gradient does not fit")
+{
+  // 1.5 MB buffer: L3 flushed at 9 when L2 arrives (9-11), L2 at 10 (11-13), L1 at 11 (13-15); L0 waits for the
+  // cycle, 11 + 1.5 = 12.5, and the link: 15-17; update 17-17.4.
+  auto o = options(dag::Schedule::Fusion);
+  o.fusion_cycle_s = 1.5 * ms;
+  o.fusion_bytes = 1500000;
+  check(o, 17.4 * ms);
+}
+
+TEST_CASE("schedules by hand: DDP buckets, first 1 MiB, then 25 MiB, in reverse layer order")
+{
+  // 1 MB < 1 MiB, so the first bucket closes at 2 MB: {L3, L2} ready at 9, 9-12; {L1, L0} ready at 11, 12-15;
+  // update 15-15.4.
+  CHECK(dag::build_dag(toy(), options(dag::Schedule::Buckets)).aggregations() == 2);
+  check(options(dag::Schedule::Buckets), 15.4 * ms);
+}
+
+TEST_CASE("schedules by hand: mgwfbp merges L2 and L1 and beats wfbp and one bucket")
+{
+  // Best end of the last aggregation, F(j) = min_i max(ready_j, F(i-1)) + A(bytes i..j), over L3, L2, L1, L0
+  // ready at 8, 9, 10, 11: F = 10, 12, 13 ({L2, L1}: max(10, 10) + 3), 15 ({L0}: max(11, 13) + 2).
+  // wfbp ends at 16, one bucket at 11 + A(4 MB) = 16: mgwfbp's iteration is 15.4 ms.
+  auto o = options(dag::Schedule::Mgwfbp);
+  o.aggregation_cost_s = cost;
+  const auto d = dag::build_dag(toy(), o);
+  std::vector<std::vector<int>> groups;
+  for (const auto& slot : d.communication)
+    groups.push_back(d.tasks[slot.task].layers);
+  CHECK(groups == std::vector<std::vector<int>>{{3}, {2, 1}, {0}});
+  check(options(dag::Schedule::Mgwfbp), 15.4 * ms);
+}
+
+TEST_CASE("schedules by hand: two communication streams run two aggregations at once, sharing the links")
+{
+  // Sequential, K = 2: L3 and L2 start together at 11 on the same links: each step is alpha + 0.5 MB at half of
+  // 1 GB/s = 1.5 ms, both end at 14; L1 and L0 the same, 14-17; update 17-17.4 (19.4 with one stream).
+  auto o = options(dag::Schedule::Sequential);
+  o.comm_streams = 2;
+  const auto out = test::run_schedule(star2(), toy(), o);
+  const auto s = report::summarize_phase(out.dag, out.multi);
+  CHECK(test::relative_error(s.iteration_time_s, 17.4 * ms) < 1e-9);
+}
+
+TEST_CASE("schedules by hand: per-layer updates let the next forward of a layer wait only for its update")
+{
+  // 0.9 ms backward: gradients at 7.9, 8.8, 9.7, 10.6. wfbp: L3 7.9-9.9, L2 -11.9, L1 -13.9, L0 -15.9; iteration 2
+  // starts with update L0 15.9-16.0, forward L0 16.0-20.0, then update/forward pairs to 23.3, backward to 26.9,
+  // L3 24.2-26.2, L2, L1, L0 to 32.2: the second iteration ends 32.2 - 15.9 = 16.3 ms after the first.
+  check(options(dag::Schedule::Wfbp, dag::Update::PerLayer), 16.3 * ms, toy(0.9 * ms));
+}
+
+TEST_CASE("schedules by hand: priority sends front layers first and the next forward starts early")
+{
+  // One 1 MB partition per layer, credit 1 MB: one in flight. L3 7.9-9.9; at 9.9 L2 and L1 are ready, L1 first:
+  // 9.9-11.9; at 11.9 L0: 11.9-13.9; L2 13.9-15.9. Update L0 13.9-14.0, forward L0 14.0-18.0, ..., forward L3
+  // 20.3-21.3, backward 21.3-24.9 (gradients at 22.2, 23.1, 24.0, 24.9); L3 22.2-24.2, L1 24.2-26.2, L0 26.2-28.2,
+  // L2 28.2-30.2: 30.2 - 15.9 = 14.3 ms, 2 ms less than wfbp.
+  auto o = options(dag::Schedule::Priority, dag::Update::PerLayer);
+  o.partition_bytes = 1000000;
+  o.credit_bytes = 1000000;
+  check(o, 14.3 * ms, toy(0.9 * ms));
+}
+
+TEST_CASE("schedules by hand: under a global update priority changes nothing, as ByteScheduler predicts")
+{
+  // The update waits for every aggregation: 15.9 + 0.4, the period of wfbp too.
+  auto o = options(dag::Schedule::Priority, dag::Update::Global);
+  o.partition_bytes = 1000000;
+  o.credit_bytes = 1000000;
+  check(o, 16.3 * ms, toy(0.9 * ms));
+}
+
+TEST_CASE("schedules by hand: wfbp under a global update has the same period as priority")
+{
+  check(options(dag::Schedule::Wfbp, dag::Update::Global), 16.3 * ms, toy(0.9 * ms));
+}
+
+TEST_CASE("schedules by hand: input on the compute stream adds to every iteration")
+{
+  check(options(dag::Schedule::Wfbp), 20.4 * ms, toy(1 * ms, 3 * ms, 1 * ms));
+}
+
+TEST_CASE("schedules by hand: prefetched input hides loading behind the previous iteration")
+{
+  // io 3 ms + h2d 1 ms. On the compute stream: 16.4 + 4 ms. Prefetched one batch ahead: iteration 2's input loads
+  // from 8 ms (after the first forward of iteration 1) to 12 ms, long before the update ends at 20.4.
+  auto o = options(dag::Schedule::Wfbp);
+  o.io_prefetch = 1;
+  const auto s = check(o, 16.4 * ms, toy(1 * ms, 3 * ms, 1 * ms));
+  CHECK(s.breakdown.exposed_input_s() == 0.0);
+  CHECK(s.breakdown.io_s() == Approx(3 * ms).epsilon(1e-12));
+}
+
+TEST_CASE("schedules by hand: input slower than an iteration is exposed, and prefetch depth helps")
+{
+  // io 20 ms: with one batch ahead, batch i + 1 loads after the first forward of i: period io + h2d + forward L0
+  // = 25 ms, of which the first forward of each iteration waits 25 - 16.4 = 8.6 ms. Two batches ahead keep the
+  // loader busy: period io + h2d = 21 ms.
+  auto o = options(dag::Schedule::Wfbp);
+  o.io_prefetch = 1;
+  const auto one = test::run_schedule(star2(), toy(1 * ms, 20 * ms, 1 * ms), o, 4);
+  const auto s1 = report::summarize_phase(one.dag, one.multi);
+  CHECK(test::relative_error(s1.iteration_times_s[3], 25 * ms) < 1e-9);
+  CHECK(s1.breakdown.exposed_input_s() == Approx(8.6 * ms).epsilon(1e-9));
+}
+
+TEST_CASE("schedules by hand: two batches ahead keep a slow loader busy")
+{
+  auto o = options(dag::Schedule::Wfbp);
+  o.io_prefetch = 2;
+  const auto two = test::run_schedule(star2(), toy(1 * ms, 20 * ms, 1 * ms), o, 5);
+  const auto s2 = report::summarize_phase(two.dag, two.multi);
+  CHECK(test::relative_error(s2.iteration_times_s[4], 21 * ms) < 1e-9);
+}
