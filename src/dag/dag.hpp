@@ -59,7 +59,10 @@ struct Task {
 
 /** @brief True when `task` marks the end of its iteration: it runs in its own iteration's slot. An iteration ends
  *  with the last of these (per-layer updates run in the next iteration's slot and count as its time). */
-inline bool ends_iteration(const Task& task) { return task.shift == 0; }
+inline bool ends_iteration(const Task& task)
+{
+  return task.shift == 0;
+}
 
 /** @brief A place in a stream's order: in slot s the stream runs `task` of iteration s - `shift`. Slots run
  *  0, 1, ...; a shift of 1 puts a task of iteration i among the tasks of iteration i + 1 (a per-layer update
