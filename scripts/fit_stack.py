@@ -37,7 +37,6 @@ PARAMS = [
     ("reduce_s_per_byte", 1e-9, "ns/B", 0.0, 0.2e-9),
     ("copy_s_per_byte", 1e-9, "ns/B", 0.0, 0.2e-9),
 ]
-FREE_TWO_NODE = 3  # the first three; the others are not identifiable from one node count (docs)
 
 
 def read_log(path, ranks=None):
@@ -93,12 +92,15 @@ def median_abs(errs):
 
 def fit(logs, free):
     """Coordinate descent on the mean |log(simulated / measured)| over all logs, from fixed starting values."""
-    p = {name: start for name, _, _, start, _ in PARAMS}
+    p = {name: (start if name in free else 0.0) for name, _, _, start, _ in PARAMS}
     steps = {name: step for name, _, _, _, step in PARAMS}
 
     def cost(q):
         return sum(sum(abs(math.log(allreduce_s(m, r, q) / t)) for m, t in rows) / len(rows) for r, rows in logs)
 
+    for name in free:  # every fitted per-byte cost starts where the default one does
+        if name.endswith("per_byte") and p[name] == 0:
+            p[name] = PARAMS[2][3]
     best = cost(p)
     while max(steps[n] / PARAMS[i][1] for i, n in enumerate(free)) > 1e-4:
         improved = False
@@ -156,6 +158,10 @@ def main():
     ap.add_argument("--predict", action="append", default=[], help="OSU log to predict (repeatable)")
     ap.add_argument("--ranks-of", action="append", default=[], help="LOG=N for logs without 'N,' prefixes")
     ap.add_argument("--all", action="store_true", help="also fit the reduction cost and the per-message copy")
+    ap.add_argument("--per-byte", choices=["call_copy_s_per_byte", "reduce_s_per_byte", "copy_s_per_byte"],
+                    default="call_copy_s_per_byte",
+                    help="without --all: the one per-byte cost that is fitted (the others stay 0); one node count "
+                    "cannot tell them apart (docs/calibration-10gbe.md)")
     ap.add_argument("--write", help="write the fitted profile here")
     ap.add_argument("--name", default="openmpi-tcp")
     ap.add_argument("--fail-above", type=float, help="exit 1 if a predicted log's median error exceeds this")
@@ -166,7 +172,7 @@ def main():
         ranks_of[path] = int(n)
     fit_logs = [read_log(f, ranks_of.get(f)) for f in a.fit]
     predict_logs = [read_log(f, ranks_of.get(f)) for f in a.predict]
-    free = [name for name, *_ in PARAMS[: len(PARAMS) if a.all else FREE_TWO_NODE]]
+    free = [name for name, *_ in PARAMS] if a.all else ["message_overhead_s", "call_overhead_s", a.per_byte]
     p = fit(fit_logs, free)
     print("fitted on " + ", ".join(f"{f} ({r} processes)" for f, (r, _) in zip(a.fit, fit_logs)) + ":")
     for name, scale, unit, *_ in PARAMS:
