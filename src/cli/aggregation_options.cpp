@@ -6,6 +6,7 @@
 #include "common/enum_names.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
+#include "stack/stack_io.hpp"
 
 namespace po = boost::program_options;
 
@@ -84,8 +85,15 @@ po::options_description aggregation_options(AggregationCli& a)
 {
   po::options_description d("Aggregation", kHelpColumns, kHelpDescriptionColumns);
   auto add_d = d.add_options();
-  add_d("algorithm", po::value(&a.algorithm)->default_value(a.algorithm)->value_name("NAME"),
-        ("allreduce algorithm: " + collectives::known_algorithms()).c_str());
+  const std::string default_algorithm = collectives::entry(collectives::kDefaultAlgorithm).name;
+  add_d("algorithm", po::value(&a.algorithm)->value_name("NAME"),
+        ("allreduce algorithm: " + collectives::known_algorithms() + " (default: the stack's own selection, " +
+         default_algorithm + " for stacks without one)")
+            .c_str());
+  add_d("stack", po::value(&a.stack)->default_value(a.stack)->value_name("NAME|FILE"),
+        ("communication stack profile (docs/stacks.md): " + join(stack::shipped_stacks()) +
+         ", or a .textproto file; ideal is the exact alpha-beta model")
+            .c_str());
   add_d("msg-overhead", po::value(&a.msg_overhead)->default_value(a.msg_overhead)->value_name("TIME"),
         "software overhead added before every message (e.g. 32us), to model an MPI or gRPC stack");
   add_d("reduce-cost", po::value(&a.reduce_cost)->default_value(a.reduce_cost)->value_name("TIME"),
@@ -117,7 +125,14 @@ Aggregation resolve(const AggregationCli& a)
   o.ps_hosts = parse_host_list(a.ps_hosts, "--ps-hosts");
   o.ps_sharding = parse_name(kShardingNames, a.ps_sharding, "--ps-sharding");
   o.fidelity = parse_name(kFidelityNames, a.fidelity, "--fidelity");
-  r.algorithm = collectives::parse_algorithm(a.algorithm);
+  stack::Stack st = stack::load_stack(a.stack); // InputError (exit 1) for a bad profile
+  o.stack = st.profile;
+  if (!a.algorithm.empty())
+    r.algorithm = collectives::parse_algorithm(a.algorithm);
+  else if (st.algorithm)
+    r.algorithm = *st.algorithm;
+  else
+    r.algorithm = collectives::parse_algorithm(collectives::entry(collectives::kDefaultAlgorithm).name);
   collectives::check_options(r.algorithm, o, given_fields(a));
   return r;
 }
@@ -135,6 +150,8 @@ proto::AggregationConfig to_proto(const Aggregation& a)
     c.add_ps_hosts(h);
   c.set_ps_sharding(name_of(kShardingNames, o.ps_sharding));
   c.set_fidelity(name_of(kFidelityNames, o.fidelity));
+  c.set_stack(o.stack.name);
+  c.set_stack_file(o.stack.source);
   return c;
 }
 

@@ -15,6 +15,23 @@ AlgorithmId AlgorithmSpec::for_size(std::uint64_t bytes) const
   return choices.back().id;
 }
 
+const std::vector<AlgorithmSpec::Choice>& AlgorithmSpec::for_ranks(int ranks) const
+{
+  for (const auto& r : by_ranks)
+    if (r.max_ranks == 0 || ranks <= r.max_ranks)
+      return r.choices;
+  return choices;
+}
+
+AlgorithmId AlgorithmSpec::for_size(std::uint64_t bytes, int ranks) const
+{
+  const auto& c = for_ranks(ranks);
+  for (const auto& choice : c)
+    if (bytes <= choice.max_bytes)
+      return choice.id;
+  return c.back().id;
+}
+
 std::string AlgorithmSpec::label() const
 {
   return text.empty() ? entry(choices.front().id).name : text;
@@ -25,6 +42,10 @@ bool AlgorithmSpec::uses(AlgorithmId id) const
   for (const auto& c : choices)
     if (c.id == id)
       return true;
+  for (const auto& r : by_ranks)
+    for (const auto& c : r.choices)
+      if (c.id == id)
+        return true;
   return false;
 }
 
@@ -66,6 +87,37 @@ AlgorithmSpec parse_algorithm(const std::string& text)
       throw ConfigError(where + ": a size switch chooses between flat algorithms (" + flat_algorithms() + ")");
     spec.choices.push_back(c);
   }
+  return spec;
+}
+
+AlgorithmSpec rank_rules(const std::vector<std::pair<int, std::string>>& rules, const std::string& text)
+{
+  AlgorithmSpec spec;
+  spec.text = text;
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const auto& [max_ranks, algorithm] = rules[i];
+    const bool last = i + 1 == rules.size();
+    if (max_ranks < 0 || (max_ranks == 0) != last)
+      throw ConfigError(field("algorithm") + " rule " + std::to_string(i + 1) +
+                        ": max_ranks must be > 0, and 0 (any) only in the last rule (got " + std::to_string(max_ranks) +
+                        ")");
+    if (!spec.by_ranks.empty() && max_ranks != 0 && max_ranks <= spec.by_ranks.back().max_ranks)
+      throw ConfigError(field("algorithm") + " rule " + std::to_string(i + 1) + ": max_ranks must increase (got " +
+                        std::to_string(max_ranks) + " after " + std::to_string(spec.by_ranks.back().max_ranks) + ")");
+    AlgorithmSpec one;
+    try {
+      one = parse_algorithm(algorithm);
+    } catch (const ConfigError& e) {
+      throw ConfigError("rule " + std::to_string(i + 1) + ": " + e.message_template());
+    }
+    for (const auto& c : one.choices)
+      if (!entry(c.id).flat)
+        throw ConfigError(field("algorithm") + " rule " + std::to_string(i + 1) + ": '" + algorithm +
+                          "': a stack's rules choose between flat algorithms (" + flat_algorithms() + ")");
+    spec.by_ranks.push_back({max_ranks, one.choices});
+  }
+  if (!spec.by_ranks.empty())
+    spec.choices = spec.by_ranks.back().choices;
   return spec;
 }
 

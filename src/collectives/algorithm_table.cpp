@@ -116,9 +116,16 @@ unsigned knobs(const AlgorithmEntry& e)
 /** True when some algorithm `spec` runs (hier's inter algorithm included) reads `knob`. */
 bool reads(const AlgorithmSpec& spec, const CollectiveOptions& o, Knob knob)
 {
+  auto reads_choice = [&](const AlgorithmSpec::Choice& c) {
+    return (knobs(entry(c.id)) & knob) || (c.id == AlgorithmId::Hier && (knobs(entry(o.inter_algorithm)) & knob));
+  };
   for (const auto& c : spec.choices)
-    if ((knobs(entry(c.id)) & knob) || (c.id == AlgorithmId::Hier && (knobs(entry(o.inter_algorithm)) & knob)))
+    if (reads_choice(c))
       return true;
+  for (const auto& r : spec.by_ranks)
+    for (const auto& c : r.choices)
+      if (reads_choice(c))
+        return true;
   return false;
 }
 
@@ -199,30 +206,60 @@ void check_options(const AlgorithmSpec& spec, const CollectiveOptions& o, const 
   if (spec.uses(AlgorithmId::Ps) && !o.ps_hosts.empty() && static_cast<int>(o.ps_hosts.size()) != o.ps_servers)
     throw ConfigError(field("ps_hosts") + " names " + std::to_string(o.ps_hosts.size()) + " hosts but " +
                       field("ps_servers") + " is " + std::to_string(o.ps_servers));
+  if (!o.stack.ideal() && o.fidelity == Fidelity::Flow)
+    throw ConfigError(field("fidelity") + " flow has no form for the stack '" + o.stack.name +
+                      "' (its per-message costs need every message): use message or auto");
   for (const auto& [name, knob] : kKnobFields)
     if (std::find(given.begin(), given.end(), name) != given.end() && !reads(spec, o, knob))
       throw ConfigError(field(name) + " has no effect with " + field("algorithm") + " " + spec.label() + " (only " +
                         readers(knob) + " read it)");
 }
 
-std::unique_ptr<Collective> make_collective(const AlgorithmSpec& spec, const CollectiveOptions& options)
+namespace {
+
+std::unique_ptr<Collective> make_sized(const std::vector<AlgorithmSpec::Choice>& sized,
+                                       const CollectiveOptions& options)
 {
-  if (!spec.switches())
-    return entry(spec.choices.front().id).make(options);
+  if (sized.size() == 1)
+    return entry(sized.front().id).make(options);
   std::vector<SizeSwitch::Choice> choices;
-  for (const auto& c : spec.choices)
+  for (const auto& c : sized)
     choices.push_back({c.max_bytes, entry(c.id).make(options)});
   return std::make_unique<SizeSwitch>(std::move(choices));
 }
 
+std::unique_ptr<Collective> make_algorithm(const AlgorithmSpec& spec, const CollectiveOptions& options)
+{
+  if (spec.by_ranks.empty())
+    return make_sized(spec.choices, options);
+  std::vector<RankSwitch::Rule> rules;
+  for (const auto& r : spec.by_ranks)
+    rules.push_back({r.max_ranks, make_sized(r.choices, options)});
+  return std::make_unique<RankSwitch>(std::move(rules));
+}
+
+} // namespace
+
+std::unique_ptr<Collective> make_collective(const AlgorithmSpec& spec, const CollectiveOptions& options)
+{
+  auto algorithm = make_algorithm(spec, options);
+  const StackProfile& stack = options.stack;
+  if (stack.call_overhead_s > 0 || stack.call_copy_s_per_byte > 0)
+    return std::make_unique<StackCall>(std::move(algorithm));
+  return algorithm;
+}
+
 double closed_form_s(const AlgorithmSpec& spec, std::uint64_t bytes, const ClosedFormInput& in)
 {
-  return entry(spec.for_size(bytes)).closed_form_s(bytes, in);
+  if (!in.options.stack.ideal())
+    throw ConfigError("no closed form for the stack '" + in.options.stack.name + "' (only for ideal)");
+  return entry(spec.for_size(bytes, in.ranks)).closed_form_s(bytes, in);
 }
 
 std::string formula(const AlgorithmSpec& spec)
 {
-  return spec.switches() ? "per size: the closed form of the algorithm chosen" : entry(spec.choices.front().id).formula;
+  return spec.switches() ? "per size and rank count: the closed form of the algorithm chosen"
+                         : entry(spec.choices.front().id).formula;
 }
 
 } // namespace ddlsim::collectives

@@ -90,4 +90,41 @@ private:
   std::vector<Choice> choices_;
 };
 
+/** @brief A library's choice by group size (a stack profile's rules): the first rule with size <= max_ranks
+ *  (0: any). */
+class RankSwitch final : public Collective {
+public:
+  struct Rule {
+    int max_ranks;
+    std::unique_ptr<Collective> collective;
+  };
+  explicit RankSwitch(std::vector<Rule> rules)
+      : rules_(std::move(rules))
+  {
+  }
+  void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+
+private:
+  std::vector<Rule> rules_;
+};
+
+/** @brief The stack's per-call costs (call_overhead_s + call_copy_s_per_byte x bytes, slept by every rank), then
+ *  the algorithm. */
+class StackCall final : public Collective {
+public:
+  explicit StackCall(std::unique_ptr<Collective> inner)
+      : inner_(std::move(inner))
+  {
+  }
+  void prepare(CommWorld& world) const override { inner_->prepare(world); }
+  std::vector<simgrid::s4u::ActorPtr> start(CommWorld& world, const std::vector<std::uint64_t>& sequence) const override
+  {
+    return inner_->start(world, sequence);
+  }
+  void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+
+private:
+  std::unique_ptr<Collective> inner_;
+};
+
 } // namespace ddlsim::collectives

@@ -3,11 +3,15 @@
 
 #include "collectives/algorithm_table.hpp"
 
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
 
 #include <algorithm>
 #include <limits>
+#include <unordered_set>
 
 namespace sg4 = simgrid::s4u;
 
@@ -15,6 +19,24 @@ namespace ddlsim::collectives {
 namespace {
 // SimGrid transfers need a non-null payload; the simulated size is what counts.
 char g_payload = 0;
+
+/** The stack's size factors as SimGrid's per-message factor callbacks: SMPI's own mechanism (smpi/lat-factor,
+ *  smpi/bw-factor), applied by the network model to every transfer. Nothing is installed for an empty list, so the
+ *  ideal stack keeps the exact model. */
+void install_factors(const StackProfile& stack)
+{
+  if (stack.latency_factor.empty() && stack.bandwidth_factor.empty())
+    return;
+  auto* model = sg4::Engine::get_instance()->get_netzone_root()->get_network_model();
+  using Links = std::vector<sg4::Link*>;
+  using Zones = std::unordered_set<sg4::NetZone*>;
+  if (!stack.latency_factor.empty())
+    model->set_lat_factor_cb([f = stack.latency_factor](double size, const sg4::Host*, const sg4::Host*, const Links&,
+                                                        const Zones&) { return factor_for(f, size); });
+  if (!stack.bandwidth_factor.empty())
+    model->set_bw_factor_cb([f = stack.bandwidth_factor](double size, const sg4::Host*, const sg4::Host*, const Links&,
+                                                         const Zones&) { return factor_for(f, size); });
+}
 } // namespace
 
 CommWorld::CommWorld(std::vector<sg4::Host*> ranks, std::vector<int> node_of_rank, CollectiveOptions options,
@@ -31,6 +53,7 @@ CommWorld::CommWorld(std::vector<sg4::Host*> ranks, std::vector<int> node_of_ran
 {
   if (node_of_rank_.empty())
     node_of_rank_.assign(hosts_.size(), 0);
+  install_factors(options_.stack);
 }
 
 int CommWorld::add_endpoint(sg4::Host* host)
@@ -58,12 +81,32 @@ sg4::Mailbox* CommWorld::mailbox(int src, int dst, int channel)
 
 sg4::CommPtr CommWorld::post_send(int self, int to, std::uint64_t bytes, bool overhead, int channel)
 {
-  if (overhead && options_.msg_overhead_s > 0)
-    sg4::this_actor::sleep_for(options_.msg_overhead_s);
+  const StackProfile& stack = options_.stack;
+  double before_s = overhead ? options_.msg_overhead_s + stack.send_overhead_s : 0.0;
+  before_s += stack.copy_s_per_byte * double(bytes);
+  if (stack.rendezvous_above_bytes > 0 && bytes > stack.rendezvous_above_bytes)
+    before_s += handshake_s(self, to);
+  if (before_s > 0)
+    sg4::this_actor::sleep_for(before_s);
   sent_[self] += bytes;
   received_[to] += bytes; // counted by the sender: the receiver learns the size only from the message
   messages_[self] += 1;
   return mailbox(self, to, channel)->put_async(&g_payload, bytes);
+}
+
+double CommWorld::handshake_s(int self, int to) const
+{
+  // Request and acknowledgement: two control messages (1 byte), each paying both ends' overheads and the latency.
+  const StackProfile& stack = options_.stack;
+  const double latency = route(self, to).alpha_s * factor_for(stack.latency_factor, 1.0);
+  return 2 * (options_.msg_overhead_s + stack.send_overhead_s + stack.recv_overhead_s + latency);
+}
+
+void CommWorld::received(int count)
+{
+  const double after_s = options_.stack.recv_overhead_s * count;
+  if (after_s > 0)
+    sg4::this_actor::sleep_for(after_s);
 }
 
 void CommWorld::send_recv(int self, int to, std::uint64_t send_bytes, int from, int channel)
@@ -80,6 +123,7 @@ void CommWorld::recv(int self, int from, int channel)
 {
   char* received = nullptr; // the payload pointer lands here; only the simulated size matters
   mailbox(from, self, channel)->get_async<char>(&received)->wait();
+  this->received(1);
 }
 
 void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends,
@@ -93,6 +137,7 @@ void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_
   for (const auto& [to, bytes] : sends)
     comms.push_back(post_send(self, to, bytes, overhead, channel));
   sg4::Comm::wait_all(comms);
+  received(static_cast<int>(from.size()));
 }
 
 void CommWorld::reduce(int /*self*/, std::uint64_t bytes)
@@ -124,7 +169,7 @@ bool Group::use_flow(AlgorithmId id) const
 {
   const FlowForm form = entry(id).flow;
   const Fidelity f = options().fidelity;
-  return form != FlowForm::None &&
+  return form != FlowForm::None && options().stack.ideal() &&
          (f == Fidelity::Flow || (f == Fidelity::Auto && form == FlowForm::Auto && size() > kFlowAboveRanks));
 }
 

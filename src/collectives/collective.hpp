@@ -19,7 +19,8 @@ namespace ddlsim::collectives {
 
 /** @brief The endpoints of one simulation phase: ranks 0..P-1 (GPUs), then any extra endpoints (parameter
  *  servers), their hosts, mailboxes and traffic counters. Every transfer goes through this class, which
- *  adds the per-message overhead and counts the bytes. */
+ *  adds the per-message costs of the stack (overheads, copies, rendezvous; its size factors act in SimGrid's network
+ *  model) and counts the bytes. */
 class CommWorld {
 public:
   /** `tag` keeps the mailboxes of different phases apart; `node_of_rank` groups ranks by node (hier). */
@@ -61,6 +62,10 @@ public:
 private:
   simgrid::s4u::Mailbox* mailbox(int src, int dst, int channel);
   simgrid::s4u::CommPtr post_send(int self, int to, std::uint64_t bytes, bool overhead, int channel);
+  /** The stack's rendezvous round trip before a large message from `self` to `to`, seconds. */
+  double handshake_s(int self, int to) const;
+  /** The stack's receive overhead for `count` messages received, slept by the receiver. */
+  void received(int count);
 
   int ranks_;
   std::vector<simgrid::s4u::Host*> hosts_;

@@ -30,6 +30,45 @@ enum class Fidelity {
 /** @brief With Fidelity::Auto, groups larger than this use a FlowForm::Auto form (docs/collectives.md). */
 inline constexpr int kFlowAboveRanks = 64;
 
+/** @brief A factor for messages larger than `above_bytes` (SMPI's "threshold:value" form). */
+struct SizeFactor {
+  std::uint64_t above_bytes = 0;
+  double value = 1;
+};
+
+/** @brief What a communication library adds to the wire (proto/stack.proto; docs/stacks.md). The default is the
+ *  `ideal` stack: nothing, every message costs exactly its route's latency plus size over bandwidth. */
+struct StackProfile {
+  std::string name = "ideal";
+  std::string source; ///< the file it was read from (empty: built in)
+  double send_overhead_s = 0;
+  double recv_overhead_s = 0;
+  double copy_s_per_byte = 0;               ///< per byte of every message, charged by the sender
+  double call_overhead_s = 0;               ///< per allreduce call and rank
+  double call_copy_s_per_byte = 0;          ///< per allreduce call and rank, per byte of the vector
+  std::vector<SizeFactor> latency_factor;   ///< ascending above_bytes; empty: 1
+  std::vector<SizeFactor> bandwidth_factor; ///< ascending above_bytes; empty: 1
+  std::uint64_t rendezvous_above_bytes = 0; ///< 0: every message eager
+
+  /** True for the exact alpha-beta model (no mechanism set): the closed forms and flow forms hold. */
+  bool ideal() const
+  {
+    return send_overhead_s == 0 && recv_overhead_s == 0 && copy_s_per_byte == 0 && call_overhead_s == 0 &&
+           call_copy_s_per_byte == 0 && latency_factor.empty() && bandwidth_factor.empty() &&
+           rendezvous_above_bytes == 0;
+  }
+};
+
+/** @brief The factor of `factors` for a message of `bytes` (1 below the first threshold), as SMPI reads it. */
+inline double factor_for(const std::vector<SizeFactor>& factors, double bytes)
+{
+  double f = 1;
+  for (const auto& s : factors)
+    if (bytes > double(s.above_bytes))
+      f = s.value;
+  return f;
+}
+
 /** @brief Knobs shared by the algorithms; defaults model an ideal stack over the wires. */
 struct CollectiveOptions {
   double msg_overhead_s = 0;     ///< software overhead added before every message is sent, seconds
@@ -40,6 +79,7 @@ struct CollectiveOptions {
   std::vector<std::string> ps_hosts;               ///< ps: server hosts; empty: co-located on ranks 0..S-1
   PsSharding ps_sharding = PsSharding::Split;
   Fidelity fidelity = Fidelity::Auto;
+  StackProfile stack; ///< per-message and per-call costs of the communication library (default: ideal)
 };
 
 } // namespace ddlsim::collectives

@@ -1,0 +1,56 @@
+// Unit tests of the stack profile loader: every shipped profile loads, ideal is the exact model, every guard.
+#include "common/error.hpp"
+#include "stack/stack_io.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace ddlsim;
+
+namespace {
+std::string error_of(const std::string& text)
+{
+  try {
+    stack::parse_stack(text, "p.textproto");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+} // namespace
+
+TEST_CASE("every shipped stack profile loads; ideal (file or built in) is the exact model")
+{
+  for (const auto& name : stack::shipped_stacks())
+    CHECK_NOTHROW(stack::load_stack(name));
+  CHECK(stack::load_stack("ideal").profile.ideal());
+  CHECK(stack::load_stack(stack::stacks_dir() + "/ideal.textproto").profile.ideal());
+  CHECK_FALSE(stack::load_stack("openmpi-tcp").profile.ideal());
+  CHECK(stack::load_stack("openmpi-tcp").algorithm->for_size(9999, 4) == collectives::AlgorithmId::Rd);
+  CHECK(stack::load_stack("openmpi-tcp").algorithm->for_size(10000, 4) == collectives::AlgorithmId::Ring);
+}
+
+TEST_CASE("stack profile guards name the file, the field and the value")
+{
+  const std::string head = "schema_version: 1 name: \"x\" ";
+  CHECK(error_of("name: \"x\"") == "p.textproto: schema_version must be 1 (got 0)");
+  CHECK(error_of("schema_version: 1") == "p.textproto: name is missing");
+  CHECK(error_of(head + "recv_overhead_s: 2") ==
+        "p.textproto: recv_overhead_s must be a finite number of seconds in [0, 1) (got 2)");
+  CHECK(error_of(head + "call_copy_s_per_byte: -1") ==
+        "p.textproto: call_copy_s_per_byte must be a finite number of seconds in [0, 1) (got -1)");
+  CHECK(error_of(head + "latency_factor { above_bytes: 5 value: 2 } latency_factor { above_bytes: 5 value: 3 }") ==
+        "p.textproto: latency_factor[1].above_bytes must increase (got 5 after 5)");
+  CHECK(error_of(head + "bandwidth_factor { value: 0 }") ==
+        "p.textproto: bandwidth_factor[0].value must be a finite factor > 0 (got 0)");
+  CHECK(error_of(head + "algorithm { max_ranks: 4 algorithm: \"rd\" }") ==
+        "p.textproto: algorithm rule 1: max_ranks must be > 0, and 0 (any) only in the last rule (got 4)");
+  CHECK(error_of(head + "algorithm { max_ranks: 8 algorithm: \"rd\" } algorithm { max_ranks: 4 algorithm: \"hd\" } "
+                        "algorithm { algorithm: \"ring\" }") ==
+        "p.textproto: algorithm rule 2: max_ranks must increase (got 4 after 8)");
+  CHECK(error_of(head + "algorithm { algorithm: \"hier\" }") ==
+        "p.textproto: algorithm rule 1: 'hier': a stack's rules choose between flat algorithms (ring, rd, hd, tree, "
+        "dbtree)");
+  CHECK(error_of(head + "algorithm { max_ranks: 99999999 algorithm: \"rd\" }") ==
+        "p.textproto: algorithm[0].max_ranks must be <= 16777216 (got 99999999)");
+  CHECK(error_of("bogus: 1").rfind("p.textproto: line 1, column 6:", 0) == 0);
+}
