@@ -59,7 +59,7 @@ void refuse_unread(const ScheduleCli& s, const dag::ScheduleEntry& schedule)
   for (const auto& k : knobs)
     if (k.given && !(schedule.knobs & k.bit))
       throw ConfigError(std::string(k.option) + " has no effect with --schedule " + schedule.name + " (only " +
-                        readers(k.bit) + " read it)");
+                        readers(k.bit) + (readers(k.bit).find(' ') == std::string::npos ? " reads" : " read") + " it)");
 }
 
 } // namespace
