@@ -5,6 +5,7 @@
 #include "common/strings.hpp"
 #include "engine/simgrid_config.hpp"
 #include "platform/cluster_builder.hpp"
+#include "platform/platform_check.hpp"
 
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -68,6 +69,7 @@ void load(sg4::Engine& engine, const PlatformRequest& r)
     platform::build_cluster(*r.cluster); // validated by the caller; no file to read
     return;
   }
+  platform::check_platform_file(r.platform_file); // SimGrid aborts on many inconsistent files: refuse them first
   try {
     engine.load_platform(r.platform_file);
   } catch (const std::exception& e) {
