@@ -3,6 +3,7 @@
 
 #include "common/error.hpp"
 #include "common/strings.hpp"
+#include "engine/config_policy.hpp"
 #include "engine/simgrid_config.hpp"
 #include "platform/cluster_builder.hpp"
 #include "platform/platform_check.hpp"
@@ -103,8 +104,10 @@ Setup open_platform(const PlatformRequest& r)
     throw Error("internal: SimGrid allows one simulation per process");
   if (!r.cluster && !readable_file(r.platform_file))
     throw InputError(r.platform_file + ": cannot open platform file");
-  for (const auto& cfg : r.simgrid_cfg) // before the engine exists: a second simulate() would be refused
+  for (const auto& cfg : r.simgrid_cfg) { // before the engine exists: a second simulate() would be refused
     check_config_syntax(cfg);
+    check_config_safety(cfg); // SimGrid crashes or aborts on some keys and values
+  }
   g_engine_used = true;
 
   Setup s;
