@@ -41,7 +41,12 @@ bool parse_options(const std::vector<std::string>& args, const po::options_descr
 {
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    const po::parsed_options parsed_args = po::command_line_parser(args).options(desc).run();
+    for (const auto& option : parsed_args.options) // Boost keeps words no option takes, and store() drops them
+      if (option.position_key >= 0 || option.string_key.empty())
+        throw ConfigError(command + ": unexpected word '" + join(option.original_tokens, " ") +
+                          "' (every value belongs to an option; see 'ddlsim " + command + " --help')");
+    po::store(parsed_args, vm);
     if (vm.count("help")) {
       out << usage << "\n" << desc << "\n";
       return false;
