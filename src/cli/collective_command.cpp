@@ -179,7 +179,7 @@ engine::SweepInput sweep_input(const CollectiveOptionsCli& o, std::vector<Measur
   } else {
     in.sizes = size_range(o.sizes, o.factor);
   }
-  check_output_path(o.csv, "--csv"); // fail before simulating, not after
+  check_outputs({{"--csv", o.csv}}, {{"--platform", o.platform}, {"--compare", o.compare}}); // before simulating
   return in;
 }
 
