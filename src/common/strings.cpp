@@ -190,6 +190,47 @@ std::string format_double(double value)
   return buf;
 }
 
+std::string checked_utf8(const std::string& text, const std::string& file)
+{
+  const std::size_t start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+  int line = 1;
+  std::size_t line_start = start;
+  for (std::size_t i = start; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    std::size_t n = 0;
+    std::uint32_t cp = 0;
+    if (b < 0x80)
+      n = 1, cp = b;
+    else if ((b & 0xE0) == 0xC0)
+      n = 2, cp = b & 0x1F;
+    else if ((b & 0xF0) == 0xE0)
+      n = 3, cp = b & 0x0F;
+    else if ((b & 0xF8) == 0xF0)
+      n = 4, cp = b & 0x07;
+    bool ok = n > 0 && i + n <= text.size();
+    for (std::size_t k = 1; ok && k < n; ++k) {
+      const auto c = static_cast<unsigned char>(text[i + k]);
+      ok = (c & 0xC0) == 0x80;
+      cp = (cp << 6) | (c & 0x3F);
+    }
+    // no overlong forms, no surrogates, nothing above U+10FFFF
+    static const std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    ok = ok && cp >= kMin[n] && !(cp >= 0xD800 && cp <= 0xDFFF) && cp <= 0x10FFFF;
+    if (!ok) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02X", b);
+      throw InputError(file + ": line " + std::to_string(line) + ", column " + std::to_string(i - line_start + 1) +
+                       ": invalid UTF-8 (byte " + byte + ")");
+    }
+    if (b == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+    i += n;
+  }
+  return start == 0 ? text : text.substr(start);
+}
+
 bool readable_file(const std::string& path)
 {
   std::error_code ec;

@@ -37,6 +37,10 @@ std::string format_bytes(double bytes);
 /** @brief Shortest decimal form that reads back as the same double: 0.0005 -> "0.0005", NaN -> "nan". */
 std::string format_double(double value);
 
+/** @brief `text` without a leading UTF-8 byte-order mark (spreadsheets write one), then checked to be valid UTF-8:
+ *  throws InputError "FILE: line N, column C: invalid UTF-8 (byte 0xNN)" otherwise. */
+std::string checked_utf8(const std::string& text, const std::string& file);
+
 /** @brief True when the file exists and can be opened for reading. */
 bool readable_file(const std::string& path);
 
