@@ -148,7 +148,7 @@ copy_s_per_byte: {p["copy_s_per_byte"]:.6g}
 call_overhead_s: {p["call_overhead_s"]:.6g}   # fitted
 call_copy_s_per_byte: {p["call_copy_s_per_byte"]:.6g}   # fitted: the copy of the send buffer into the receive buffer
 rendezvous_above_bytes: {RENDEZVOUS_ABOVE}   # OpenMPI 3.0 opal/mca/btl/tcp/btl_tcp_component.c: btl_eager_limit
-algorithm {{ max_ranks: 0 algorithm: "rd<={RD_BELOW - 1},ring" }}   # OpenMPI 3.0 coll_tuned_decision_fixed.c
+algorithm {{ max_ranks: 0 algorithm: "rd<={RD_BELOW - 1}B,ring" }}   # OpenMPI 3.0 coll_tuned_decision_fixed.c
 """
 
 

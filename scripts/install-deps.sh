@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages ddlsim needs to build and test, when they are missing.
 set -euo pipefail
-packages=(cmake make g++ pkg-config libsimgrid-dev libboost-program-options-dev libprotobuf-dev protobuf-compiler catch2 python3 time
+packages=(cmake make g++ pkg-config libsimgrid-dev libxml2-dev libboost-program-options-dev libprotobuf-dev protobuf-compiler catch2 python3 time
           clang-format)
 missing=()
 for p in "${packages[@]}"; do

@@ -17,7 +17,7 @@ struct AggregationCli {
   std::string algorithm;       ///< algorithm name or size switch "SMALL<=SIZE,...,LARGE"; empty: the stack's, or ring
   std::string stack = "ideal"; ///< stack profile: a shipped name or a .textproto file
   std::string msg_overhead = "0"; ///< per-message software overhead (time, e.g. 32us)
-  std::string reduce_cost = "0";  ///< reduction time per byte (e.g. 1.5e-9 or 1.5ns)
+  std::string reduce_cost = "0";  ///< reduction time per byte (e.g. 1.5ns)
   std::string chunk = "0";        ///< pipelining chunk; 0: the algorithm's default
   std::string inter_algorithm =
       collectives::entry(collectives::kDefaultAlgorithm).name; ///< hier: algorithm among node leaders

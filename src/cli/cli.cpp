@@ -7,8 +7,13 @@
 #include "common/strings.hpp"
 #include "engine/version.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <ostream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace po = boost::program_options;
 
@@ -41,7 +46,12 @@ bool parse_options(const std::vector<std::string>& args, const po::options_descr
 {
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    const po::parsed_options parsed_args = po::command_line_parser(args).options(desc).run();
+    for (const auto& option : parsed_args.options) // Boost keeps words no option takes, and store() drops them
+      if (option.position_key >= 0 || option.string_key.empty())
+        throw ConfigError(command + ": unexpected word '" + join(option.original_tokens, " ") +
+                          "' (every value belongs to an option; see 'ddlsim " + command + " --help')");
+    po::store(parsed_args, vm);
     if (vm.count("help")) {
       out << usage << "\n" << desc << "\n";
       return false;
@@ -82,6 +92,58 @@ void check_output_path(const std::string& path, const std::string& option)
   const auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
     throw ConfigError(option + " " + path + ": directory '" + parent.string() + "' does not exist");
+}
+
+namespace {
+
+/** Whether `a` and `b` name the same file: the same normalised path, or (both existing) the same device and inode
+ *  (hard links, symbolic links, "./x" and "x"). */
+bool same_file(const std::string& a, const std::string& b)
+{
+  std::error_code ec;
+  const auto na = std::filesystem::absolute(a, ec).lexically_normal();
+  const auto nb = std::filesystem::absolute(b, ec).lexically_normal();
+  if (na == nb)
+    return true;
+  struct stat sa {};
+  struct stat sb {};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/** Creates and removes a temporary file beside `path`, as write_output_file() will: WriteError when it cannot. */
+void probe_writable(const NamedPath& out)
+{
+  const auto parent = std::filesystem::path(out.path).parent_path();
+  const std::string probe =
+      (parent.empty() ? std::string() : parent.string() + "/") + ".ddlsim-probe-" + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0)
+    throw WriteError(out.option + " " + out.path + ": cannot be written (" + std::strerror(errno) + ")");
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+} // namespace
+
+void check_outputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs)
+{
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const NamedPath& out = outputs[i];
+    if (out.path.empty())
+      continue;
+    check_output_path(out.path, out.option);
+    for (const auto& in : inputs)
+      if (!in.path.empty() && same_file(out.path, in.path))
+        throw ConfigError(out.option + " " + out.path + ": is the same file as " + in.option + " " + in.path +
+                          " (refusing to overwrite an input)");
+    for (std::size_t j = 0; j < i; ++j)
+      if (!outputs[j].path.empty() && same_file(out.path, outputs[j].path))
+        throw ConfigError(out.option + " " + out.path + ": is the same file as " + outputs[j].option + " " +
+                          outputs[j].path);
+  }
+  for (const auto& out : outputs)
+    if (!out.path.empty())
+      probe_writable(out);
 }
 
 namespace {

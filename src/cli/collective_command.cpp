@@ -33,7 +33,7 @@ struct CollectiveOptionsCli {
   int ranks = 0;
   std::string hosts;
   AggregationCli aggregation;
-  std::string sizes = "4:128MiB";
+  std::string sizes = "4B:128MiB";
   double factor = 2;
   std::string compare;
   double fail_above = -1;
@@ -42,20 +42,27 @@ struct CollectiveOptionsCli {
   std::vector<std::string> simgrid_cfg;
 };
 
+/** At most this many sizes in one sweep, from --sizes or from a --compare log (docs/limits.md). */
+constexpr std::size_t kMaxSizes = 1000;
+
 /** Sizes MIN, MIN*factor, ... up to MAX (MAX included even if the factor skips it). */
 std::vector<std::uint64_t> size_range(const std::string& spec, double factor)
 {
   const auto colon = spec.find(':');
   if (colon == std::string::npos)
-    throw ConfigError("--sizes must be MIN:MAX, e.g. 4:1GiB (got '" + spec + "')");
+    throw ConfigError("--sizes must be MIN:MAX, e.g. 4B:1GiB (got '" + spec + "')");
   const auto lo = parse_bytes(spec.substr(0, colon), "--sizes");
   const auto hi = parse_bytes(spec.substr(colon + 1), "--sizes");
   if (lo == 0 || lo > hi)
     throw ConfigError("--sizes: need 0 < MIN <= MAX (got '" + spec + "')");
   if (!(factor > 1) || !std::isfinite(factor))
     throw ConfigError("--factor must be > 1 (got " + format_double(factor) + ")");
+  // Bounded up front (each size is one simulation): refuse a range that asks for more than kMaxSizes.
+  if (std::log(double(hi) / double(lo)) / std::log(factor) + 1 > double(kMaxSizes) + 0.5)
+    throw ConfigError("--sizes " + spec + " with --factor " + format_double(factor) + " gives more than " +
+                      std::to_string(kMaxSizes) + " sizes (raise --factor or narrow --sizes)");
   std::vector<std::uint64_t> sizes;
-  for (double s = double(lo); s <= double(hi) && sizes.size() < 10000; s *= factor) {
+  for (double s = double(lo); s <= double(hi) && sizes.size() < kMaxSizes; s *= factor) {
     const auto b = static_cast<std::uint64_t>(std::llround(s));
     if (sizes.empty() || b != sizes.back())
       sizes.push_back(b);
@@ -96,13 +103,22 @@ std::vector<Measurement> read_measurements(const std::string& path)
     if (comma != std::string::npos) {
       processes = size_field.substr(0, comma);
       size_field = size_field.substr(comma + 1);
+      if (processes.empty() || processes.find_first_not_of("0123456789") != std::string::npos || processes[0] == '0')
+        throw InputError(where + ": the process count before ',' must be a positive integer (got '" + processes + "')");
     }
+    // OSU logs give sizes in bytes, without a unit; a unit is accepted too
+    const bool bare = !size_field.empty() && size_field.find_first_not_of("0123456789") == std::string::npos;
     std::uint64_t size = 0;
     try {
-      size = parse_bytes(size_field, "size");
+      size = parse_bytes(bare ? size_field + "B" : size_field, "size");
     } catch (const ConfigError&) {
       throw InputError(where + ": bad message size '" + size_field + "'");
     }
+    if (size == 0)
+      throw InputError(where + ": message size must be > 0 bytes (got '" + size_field + "')");
+    if (rows.size() == kMaxSizes)
+      throw InputError(where + ": more than " + std::to_string(kMaxSizes) + " measurements (at most " +
+                       std::to_string(kMaxSizes) + " sizes per sweep)");
     char* end = nullptr;
     const double us = std::strtod(latency_field.c_str(), &end);
     if (*end != '\0' || !std::isfinite(us) || us <= 0)
@@ -123,7 +139,7 @@ po::options_description collective_options(CollectiveOptionsCli& o)
   po::options_description sizes("Sizes", kHelpColumns, kHelpDescriptionColumns);
   auto add_sizes = sizes.add_options();
   add_sizes("sizes", po::value(&o.sizes)->default_value(o.sizes)->value_name("MIN:MAX"),
-            "message sizes in bytes (units: KiB, MiB, GiB, KB, MB, GB)");
+            "message sizes, each with a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB; 0 needs none)");
   add_sizes("factor", po::value(&o.factor)->default_value(o.factor)->value_name("F"),
             "multiply the size by F between rows");
   add_sizes("compare", po::value(&o.compare)->value_name("FILE"),
@@ -152,8 +168,8 @@ engine::SweepInput sweep_input(const CollectiveOptionsCli& o, std::vector<Measur
   in.ranks = checked_ranks(o.ranks);
   in.hosts = parse_host_list(o.hosts, "--hosts");
   in.simgrid_cfg = o.simgrid_cfg;
-  if (o.fail_above < 0 && o.fail_above != -1)
-    throw ConfigError("--fail-above must be >= 0 (got " + format_double(o.fail_above) + ")");
+  if (!std::isfinite(o.fail_above) || (o.fail_above < 0 && o.fail_above != -1))
+    throw ConfigError("--fail-above must be a finite number >= 0 (got " + format_double(o.fail_above) + ")");
   if (o.fail_above >= 0 && o.compare.empty())
     throw ConfigError("--fail-above needs --compare");
   if (!o.compare.empty()) {
@@ -163,7 +179,7 @@ engine::SweepInput sweep_input(const CollectiveOptionsCli& o, std::vector<Measur
   } else {
     in.sizes = size_range(o.sizes, o.factor);
   }
-  check_output_path(o.csv, "--csv"); // fail before simulating, not after
+  check_outputs({{"--csv", o.csv}}, {{"--platform", o.platform}, {"--compare", o.compare}}); // before simulating
   return in;
 }
 

@@ -25,4 +25,15 @@ std::vector<std::string> parse_host_list(const std::string& text, const std::str
 /** @brief Refuses, before any simulation, an output path whose directory is missing or that is a directory. */
 void check_output_path(const std::string& path, const std::string& option);
 
+/** @brief A path given to an option, for messages ("--report", "build/r.json"). */
+struct NamedPath {
+  std::string option;
+  std::string path; ///< empty: not given
+};
+
+/** @brief Before anything is simulated or written: every output passes check_output_path(); none is the same file
+ *  as an input or as another output (same path, or the same device and inode through another path: ConfigError,
+ *  exit 2); and a temporary file can be created beside each (else WriteError, exit 4: `--report /proc/r.json`). */
+void check_outputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
+
 } // namespace ddlsim::cli

@@ -67,6 +67,7 @@ void platform_command(const std::vector<std::string>& args, std::ostream& out)
     return;
 
   o.spec = platform::resolve_cluster_spec(o.spec, o.kinds, platform::SpecNaming::Options);
+  check_outputs({{"--output", o.output}}, {});
   write_output_file(o.output, platform::platform_xml(o.spec));
   out << "wrote " << o.output << " (" << o.spec.nodes << " nodes x " << o.spec.gpus_per_node << " " << o.spec.gpu
       << " = " << o.spec.nodes * o.spec.gpus_per_node << " GPU hosts, " << o.spec.nodes << " CPU hosts)\n";

@@ -96,8 +96,8 @@ ResolvedRun resolve_run(RunOptions& o)
     throw ConfigError("--iterations must be >= 1 (got " + std::to_string(o.iterations) + ")");
   r.schedule = resolve(o.schedule, r.aggregation.algorithm, o.iterations);
   in.ranks = checked_ranks(o.ranks);
-  check_output_path(o.report, "--report");
-  check_output_path(o.trace, "--trace");
+  check_outputs({{"--report", o.report}, {"--trace", o.trace}},
+                {{"--platform", o.platform}, {"--workload", o.workload}});
   in.platform_file = o.platform;
   r.workload = workload::load_workload(o.workload);
   in.reference_gpu = r.workload.reference_gpu();

@@ -231,6 +231,7 @@ void workload_command(const std::vector<std::string>& args, std::ostream& out)
     return;
   }
   const bool json = output_is_json(o.output);
+  check_outputs({{"--output", o.output}}, {{"--import-csv", o.import_csv}, {"--import-astra", o.import_astra}});
   if (o.batch < 1)
     throw ConfigError("--batch must be >= 1 (got " + std::to_string(o.batch) + ")");
   const bool import = !o.import_csv.empty() || !o.import_astra.empty();

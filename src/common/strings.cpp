@@ -91,31 +91,30 @@ bool natural_less(const std::string& a, const std::string& b)
 
 std::uint64_t parse_bytes(const std::string& text, const std::string& what)
 {
+  static const char* const kAccepted = "B, KiB, MiB, GiB, TiB, KB, MB, GB, TB";
   std::size_t digits = 0;
   while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])))
     ++digits;
   const std::string unit = text.substr(digits);
-  static const std::pair<const char*, std::uint64_t> units[] = {{"", 1},
-                                                                {"B", 1},
-                                                                {"KiB", 1ULL << 10},
-                                                                {"MiB", 1ULL << 20},
-                                                                {"GiB", 1ULL << 30},
-                                                                {"TiB", 1ULL << 40},
-                                                                {"KB", 1000ULL},
-                                                                {"MB", 1000000ULL},
-                                                                {"GB", 1000000000ULL},
-                                                                {"TB", 1000000000000ULL}};
+  static const std::pair<const char*, std::uint64_t> units[] = {
+      {"B", 1},        {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20},   {"GiB", 1ULL << 30},     {"TiB", 1ULL << 40},
+      {"KB", 1000ULL}, {"MB", 1000000ULL},  {"GB", 1000000000ULL}, {"TB", 1000000000000ULL}};
   if (digits == 0 || digits > 15)
-    throw ConfigError(what + ": expected a byte count such as 4, 8KiB, 1MiB or 1GiB (got '" + text + "')");
+    throw ConfigError(what + ": expected a size such as 4B, 8KiB, 1MiB or 1GiB (got '" + text + "')");
   const std::uint64_t number = std::stoull(text.substr(0, digits));
+  if (unit.empty()) {
+    if (number == 0) // zero bytes is zero in every unit
+      return 0;
+    throw ConfigError(what + ": a size needs a unit: " + kAccepted + " (got '" + text + "'; write " + text +
+                      "B for bytes)");
+  }
   for (const auto& [name, factor] : units)
     if (unit == name) {
       if (number > std::numeric_limits<std::uint64_t>::max() / factor)
         throw ConfigError(what + ": byte count too large (got '" + text + "')");
       return number * factor;
     }
-  throw ConfigError(what + ": unknown byte unit '" + unit + "' in '" + text +
-                    "' (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
+  throw ConfigError(what + ": unknown byte unit '" + unit + "' in '" + text + "' (use " + kAccepted + ")");
 }
 
 double parse_seconds(const std::string& text, const std::string& what)
@@ -125,7 +124,7 @@ double parse_seconds(const std::string& text, const std::string& what)
   const double value = std::strtod(begin, &end);
   const std::string unit(end == nullptr ? "" : end);
   double factor = 0;
-  if (unit.empty() || unit == "s")
+  if (unit == "s")
     factor = 1;
   else if (unit == "ms")
     factor = 1e-3;
@@ -133,9 +132,17 @@ double parse_seconds(const std::string& text, const std::string& what)
     factor = 1e-6;
   else if (unit == "ns")
     factor = 1e-9;
-  if (end == begin || factor == 0 || !std::isfinite(value) || value < 0 ||
+  // strtod also reads hexadecimal, "inf" and "nan": only a plain decimal number is a time
+  const bool decimal = !text.empty() && text.find_first_not_of("0123456789.eE+-") >= std::size_t(end - begin);
+  if (end == begin || !decimal || !std::isfinite(value) || value < 0 || std::signbit(value) ||
       std::isspace(static_cast<unsigned char>(text[0])))
-    throw ConfigError(what + ": expected a time >= 0 such as 32us, 1.5ms or 2e-9 (seconds) (got '" + text + "')");
+    throw ConfigError(what + ": expected a time >= 0 such as 32us, 1.5ms or 2s (got '" + text + "')");
+  if (unit.empty() && value == 0) // zero seconds is zero in every unit
+    return 0;
+  if (unit.empty())
+    throw ConfigError(what + ": a time needs a unit: s, ms, us, ns (got '" + text + "')");
+  if (factor == 0)
+    throw ConfigError(what + ": unknown time unit '" + unit + "' in '" + text + "' (use s, ms, us, ns)");
   return value * factor;
 }
 
@@ -181,6 +188,47 @@ std::string format_double(double value)
       break;
   }
   return buf;
+}
+
+std::string checked_utf8(const std::string& text, const std::string& file)
+{
+  const std::size_t start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+  int line = 1;
+  std::size_t line_start = start;
+  for (std::size_t i = start; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    std::size_t n = 0;
+    std::uint32_t cp = 0;
+    if (b < 0x80)
+      n = 1, cp = b;
+    else if ((b & 0xE0) == 0xC0)
+      n = 2, cp = b & 0x1F;
+    else if ((b & 0xF0) == 0xE0)
+      n = 3, cp = b & 0x0F;
+    else if ((b & 0xF8) == 0xF0)
+      n = 4, cp = b & 0x07;
+    bool ok = n > 0 && i + n <= text.size();
+    for (std::size_t k = 1; ok && k < n; ++k) {
+      const auto c = static_cast<unsigned char>(text[i + k]);
+      ok = (c & 0xC0) == 0x80;
+      cp = (cp << 6) | (c & 0x3F);
+    }
+    // no overlong forms, no surrogates, nothing above U+10FFFF
+    static const std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    ok = ok && cp >= kMin[n] && !(cp >= 0xD800 && cp <= 0xDFFF) && cp <= 0x10FFFF;
+    if (!ok) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02X", b);
+      throw InputError(file + ": line " + std::to_string(line) + ", column " + std::to_string(i - line_start + 1) +
+                       ": invalid UTF-8 (byte " + byte + ")");
+    }
+    if (b == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+    i += n;
+  }
+  return start == 0 ? text : text.substr(start);
 }
 
 bool readable_file(const std::string& path)

@@ -19,11 +19,13 @@ std::uint64_t parse_positive_int(const std::string& text, const std::string& wha
 /** @brief "gpu2" < "gpu10": compares digit runs by value, everything else byte-wise. */
 bool natural_less(const std::string& a, const std::string& b);
 
-/** @brief "4", "8KiB", "1MiB", "1GiB", "10KB" (10^3), "2MB" -> bytes; throws ConfigError naming `what`. */
+/** @brief "4B", "8KiB", "1MiB", "1GiB", "10KB" (10^3), "2MB" -> bytes; a unit is required except for "0"; throws
+ *  ConfigError naming `what` and listing the units. */
 std::uint64_t parse_bytes(const std::string& text, const std::string& what);
 
-/** @brief "32us", "1.5ms", "2s", "5ns", or a plain number of seconds ("1.5e-9") -> seconds, >= 0 and finite;
- *  throws ConfigError naming `what`. */
+/** @brief "32us", "1.5ms", "2s", "5ns" -> seconds, >= 0 and finite; a unit is required except for "0" (a bare
+ *  number is refused: "32" meant as microseconds would be read as 32 s); "-0" is refused like any negative time.
+ *  Throws ConfigError naming `what` and listing the units. */
 double parse_seconds(const std::string& text, const std::string& what);
 
 /** @brief 0.0123 -> "12.300 ms": seconds with an SI prefix, 3 decimals. */
@@ -34,6 +36,10 @@ std::string format_bytes(double bytes);
 
 /** @brief Shortest decimal form that reads back as the same double: 0.0005 -> "0.0005", NaN -> "nan". */
 std::string format_double(double value);
+
+/** @brief `text` without a leading UTF-8 byte-order mark (spreadsheets write one), then checked to be valid UTF-8:
+ *  throws InputError "FILE: line N, column C: invalid UTF-8 (byte 0xNN)" otherwise. */
+std::string checked_utf8(const std::string& text, const std::string& file);
 
 /** @brief True when the file exists and can be opened for reading. */
 bool readable_file(const std::string& path);

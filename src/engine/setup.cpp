@@ -4,8 +4,10 @@
 #include "analytical/routes.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
+#include "engine/config_policy.hpp"
 #include "engine/simgrid_config.hpp"
 #include "platform/cluster_builder.hpp"
+#include "platform/platform_check.hpp"
 
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -69,6 +71,7 @@ void load(sg4::Engine& engine, const PlatformRequest& r)
     platform::build_cluster(*r.cluster); // validated by the caller; no file to read
     return;
   }
+  platform::check_platform_file(r.platform_file); // SimGrid aborts on many inconsistent files: refuse them first
   try {
     engine.load_platform(r.platform_file);
   } catch (const std::exception& e) {
@@ -102,8 +105,10 @@ Setup open_platform(const PlatformRequest& r)
     throw Error("internal: SimGrid allows one simulation per process");
   if (!r.cluster && !readable_file(r.platform_file))
     throw InputError(r.platform_file + ": cannot open platform file");
-  for (const auto& cfg : r.simgrid_cfg) // before the engine exists: a second simulate() would be refused
+  for (const auto& cfg : r.simgrid_cfg) { // before the engine exists: a second simulate() would be refused
     check_config_syntax(cfg);
+    check_config_safety(cfg); // SimGrid crashes or aborts on some keys and values
+  }
   g_engine_used = true;
 
   Setup s;

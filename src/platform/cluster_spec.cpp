@@ -130,6 +130,15 @@ void check_sizes(const ClusterSpec& s, const Checker& c)
 {
   c.at_least_one("nodes", s.nodes);
   c.at_least_one("gpus-per-node", s.gpus_per_node);
+  if (s.nodes > kMaxNodes)
+    c.fail(c.key("nodes") + " must be at most " + std::to_string(kMaxNodes) + " (got " + std::to_string(s.nodes) + ")");
+  if (s.gpus_per_node > kMaxGpusPerNode)
+    c.fail(c.key("gpus-per-node") + " must be at most " + std::to_string(kMaxGpusPerNode) + " (got " +
+           std::to_string(s.gpus_per_node) + ")");
+  const long long gpus = static_cast<long long>(s.nodes) * s.gpus_per_node; // no int overflow
+  if (gpus > kMaxGpus)
+    c.fail(c.key("nodes") + " x " + c.key("gpus-per-node") + " must be at most " + std::to_string(kMaxGpus) +
+           " GPUs (got " + std::to_string(gpus) + ")");
   if (find_gpu(s.gpu) == nullptr)
     c.fail(c.key("gpu") + ": unknown GPU '" + s.gpu + "' (known: " + known_gpus() + ")");
 }

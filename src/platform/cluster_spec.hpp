@@ -54,6 +54,12 @@ struct ClusterSpec {
  *  (got 0)") or as keys of the inline form ("--cluster: nodes must be >= 1 (got 0)"). */
 enum class SpecNaming { Options, ClusterKeys };
 
+/** @brief Size bounds of a generated cluster (docs/limits.md): beyond them the node layout (routes grow as the
+ *  square of gpus-per-node) or the simulation's memory stops being reasonable on one machine. */
+inline constexpr int kMaxNodes = 16384;
+inline constexpr int kMaxGpusPerNode = 64;
+inline constexpr long long kMaxGpus = 131072;
+
 /** @brief Checks every field and combination; throws ConfigError with a one-line message naming the field. */
 void validate(const ClusterSpec& spec, SpecNaming naming);
 

@@ -108,9 +108,10 @@ private:
 
 } // namespace
 
-proto::Workload import_csv(const std::string& text, const std::string& source, CsvHeader header,
+proto::Workload import_csv(const std::string& file_text, const std::string& source, CsvHeader header,
                            const ImportMetadata& meta)
 {
+  const std::string text = checked_utf8(file_text, source); // a spreadsheet's byte-order mark is dropped
   static const char* const kHeader = "layer,forward_ms,backward_ms,gradient_bytes";
   proto::Workload w = start(meta);
   NameTable names;
@@ -251,9 +252,10 @@ AstraLayer parse_astra_layer(const std::vector<std::string>& t, const std::strin
 
 } // namespace
 
-proto::Workload import_astra(const std::string& text, const std::string& source, double cycles_per_s,
+proto::Workload import_astra(const std::string& file_text, const std::string& source, double cycles_per_s,
                              const ImportMetadata& meta)
 {
+  const std::string text = checked_utf8(file_text, source);
   if (!std::isfinite(cycles_per_s) || !(cycles_per_s > 0))
     throw ConfigError(field("frequency_hz") + " must be a finite number > 0 (got " + format_double(cycles_per_s) + ")");
   proto::Workload w = start(meta);

@@ -45,8 +45,9 @@ private:
 
 } // namespace
 
-proto::Workload parse_workload(const std::string& text, const std::string& format_path)
+proto::Workload parse_workload(const std::string& raw, const std::string& format_path)
 {
+  const std::string text = checked_utf8(raw, format_path); // names end up in JSON traces: valid UTF-8 only
   proto::Workload w;
   if (format_of(format_path) == Format::Text) {
     google::protobuf::TextFormat::Parser parser;

@@ -26,7 +26,7 @@ def main():
         run_us = max(e["dur"] for e in events if e["name"] == "agg:" + layer)
         table = f"{build}/stack-layers-{stack}-{layer}.csv"
         subprocess.run([ddlsim, "collective", "-q", "--platform", PLATFORM, "--ranks", "4", "--stack", stack,
-                        "--sizes", f"{size}:{size}", "--csv", table], check=True, stdout=subprocess.DEVNULL)
+                        "--sizes", f"{size}B:{size}B", "--csv", table], check=True, stdout=subprocess.DEVNULL)
         collective_us = float(next(csv.DictReader(open(table)))["time_us"])
         ok = abs(run_us - collective_us) <= 1e-6 * collective_us + 1e-5  # the trace prints 1 ps
         print(f"{stack} {layer} ({size} B): run {run_us:.6f} us, collective {collective_us:.6f} us"

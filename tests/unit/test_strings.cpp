@@ -78,3 +78,24 @@ TEST_CASE("library errors name fields; the command line shows the flags that set
   CHECK(cli::flag_for("msg_overhead_s") == "--msg-overhead");
   CHECK(cli::with_flags("no fields here") == "no fields here");
 }
+
+TEST_CASE("times and sizes need a unit, except a bare 0")
+{
+  CHECK(parse_seconds("32us", "t") == Approx(32e-6));
+  CHECK(parse_seconds("1.5ms", "t") == Approx(1.5e-3));
+  CHECK(parse_seconds("2s", "t") == 2);
+  CHECK(parse_seconds("0", "t") == 0);
+  CHECK(parse_seconds("0.0", "t") == 0);
+  CHECK_THROWS_WITH(parse_seconds("32", "t"), "t: a time needs a unit: s, ms, us, ns (got '32')");
+  CHECK_THROWS_WITH(parse_seconds("-0", "t"), Catch::Matchers::StartsWith("t: expected a time >= 0"));
+  CHECK_THROWS_WITH(parse_seconds("-.0s", "t"), Catch::Matchers::StartsWith("t: expected a time >= 0"));
+  CHECK_THROWS_WITH(parse_seconds("0x1s", "t"), Catch::Matchers::StartsWith("t: expected a time >= 0"));
+  CHECK_THROWS_WITH(parse_seconds("infs", "t"), Catch::Matchers::StartsWith("t: expected a time >= 0"));
+  CHECK_THROWS_WITH(parse_seconds("5h", "t"), "t: unknown time unit 'h' in '5h' (use s, ms, us, ns)");
+  CHECK(parse_bytes("4B", "s") == 4);
+  CHECK(parse_bytes("8KiB", "s") == 8192);
+  CHECK(parse_bytes("0", "s") == 0);
+  CHECK_THROWS_WITH(
+      parse_bytes("4096", "s"),
+      "s: a size needs a unit: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB (got '4096'; write 4096B for bytes)");
+}

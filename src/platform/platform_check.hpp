@@ -1,0 +1,19 @@
+// Platform XML checked before SimGrid sees it: well-formed, valid against ddlsim's DTD, references resolved,
+// nesting bounded, every host reachable from every other (docs/platform-validation.md).
+#pragma once
+
+#include <string>
+
+namespace ddlsim::platform {
+
+/** @brief Deepest <zone> nesting accepted (SimGrid 3.32's parser corrupts its heap from 498 levels). */
+inline constexpr int kMaxZoneDepth = 64;
+
+/** @brief Checks the platform document `xml` read from `file` (named in messages); throws InputError
+ *  "FILE: line N: what is wrong" on the first problem. Work is linear in the size of the document. */
+void check_platform_xml(const std::string& xml, const std::string& file);
+
+/** @brief Reads `file` and checks it with check_platform_xml(). */
+void check_platform_file(const std::string& file);
+
+} // namespace ddlsim::platform
