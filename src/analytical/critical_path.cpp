@@ -103,7 +103,7 @@ private:
     else
       events_.emplace(time + duration_(task(node)), node);
   }
-  /** Starts the pending priority aggregations the credit allows, lowest priority first. */
+  /** Commits the pending priority aggregations the credit allows, lowest priority first. */
   void launch(double now)
   {
     while (!pending_.empty()) {
@@ -113,7 +113,8 @@ private:
       pending_.pop();
       ++in_flight_;
       in_flight_bytes_ += task(node).bytes;
-      events_.emplace(now + duration_(task(node)), node);
+      stream_free_ = std::max(now, stream_free_) + duration_(task(node)); // committed ones run one after another
+      events_.emplace(stream_free_, node);
     }
   }
 
@@ -127,6 +128,7 @@ private:
   std::priority_queue<std::tuple<int, int, int>, std::vector<std::tuple<int, int, int>>, std::greater<>> pending_;
   int in_flight_ = 0;
   std::uint64_t in_flight_bytes_ = 0;
+  double stream_free_ = 0; ///< when the communication stream has run every committed aggregation
 };
 
 } // namespace

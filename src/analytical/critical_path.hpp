@@ -21,7 +21,8 @@ double critical_path_s(const dag::IterationDag& dag, const DurationFn& duration)
 /** @brief End of each of `iterations` iterations of the unrolled DAG (the last finish of the tasks that end it,
  *  dag::ends_iteration) when every task
  *  starts as soon as its dependencies end, without contention; under CommPolicy::Priority the ready aggregation of
- *  lowest priority starts whenever the bytes in flight allow, as the engine's scheduler does. */
+ *  lowest priority is committed whenever the bytes in flight allow, and committed ones run one after the other, as
+ *  the engine's scheduler does. */
 std::vector<double> iteration_ends_s(const dag::IterationDag& dag, unsigned iterations, const DurationFn& duration);
 
 } // namespace ddlsim::analytical

@@ -10,6 +10,7 @@
 #include <simgrid/s4u/Mutex.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <mutex>
 #include <queue>
 #include <tuple>
@@ -30,7 +31,7 @@ struct RankState {
   int waiting = 0;        // stream actors inside the slow path
 };
 
-/** Channels of concurrent aggregations: stream or slot k uses channel kChannelStride x k; an algorithm may use
+/** Channels of concurrent aggregations: communication stream k uses channel kChannelStride x k; an algorithm may use
  *  the channels above its group's (the double binary tree uses 4c + 1 and 4c + 2). */
 constexpr int kChannelStride = 4;
 
@@ -87,8 +88,12 @@ struct Phase::Impl {
             run_stream(r, dag_.communication, dag_.comm_streams, k, *groups_[k]);
           }));
     }
-    if (dag_.comm_policy == dag::CommPolicy::Priority && !dag_.communication.empty())
+    if (dag_.comm_policy == dag::CommPolicy::Priority && !dag_.communication.empty()) {
       actors.push_back(sg4::Actor::create(name_ + "-scheduler", world_.host(0), [this] { schedule_priority(); }));
+      for (int r = 0; r < world_.size(); ++r)
+        actors.push_back(sg4::Actor::create(name_ + "-rank" + std::to_string(r) + "-comm", world_.host(r),
+                                            [this, r] { run_committed(r); }));
+    }
     for (auto& a : actors)
       a->join();
     result_.duration_s = sg4::Engine::get_clock() - start_;
@@ -205,8 +210,9 @@ private:
       progress_(name_, static_cast<unsigned>(it), end - start_);
   }
 
-  // --- CommPolicy::Priority: one scheduler decides for every rank (all ranks launch the same aggregation,
-  // as Horovod's coordinator orders them), once it is ready on all ranks.
+  // --- CommPolicy::Priority: one scheduler decides for every rank (all ranks commit the same aggregation, as
+  // Horovod's coordinator orders them) once it is ready on all ranks, lowest priority first, while the committed
+  // bytes not yet reduced stay within the credit; each rank's stream runs what was committed, in order.
 
   void index_priority_dependents()
   {
@@ -215,6 +221,7 @@ private:
       for (int d : dag_.tasks[slot.task].deps)
         priority_dependents_[d].push_back(slot.task);
     ready_ranks_.assign(static_cast<std::size_t>(iterations_) * dag_.tasks.size(), 0);
+    queues_ = std::vector<CommQueue>(states_.size());
     scheduler_cv_ = sg4::ConditionVariable::create();
     scheduler_mutex_ = sg4::Mutex::create();
   }
@@ -242,7 +249,6 @@ private:
   {
     const std::size_t total = static_cast<std::size_t>(iterations_) * dag_.communication.size();
     std::size_t launched = 0;
-    int next_slot = 0;
     while (launched < total) {
       std::unique_lock<sg4::Mutex> lock(*scheduler_mutex_);
       while (!ready_heap_.empty()) {
@@ -251,14 +257,7 @@ private:
         if (in_flight_ > 0 && in_flight_bytes_ + bytes > dag_.credit_bytes)
           break;
         ready_heap_.pop();
-        int slot = next_slot;
-        if (!free_slots_.empty()) {
-          slot = free_slots_.back();
-          free_slots_.pop_back();
-        } else {
-          ++next_slot;
-        }
-        launch(it, agg, slot);
+        launch(it, agg);
         ++launched;
       }
       if (launched < total)
@@ -266,27 +265,58 @@ private:
     }
   }
 
-  /** Every rank runs aggregation `agg` of iteration `it` on the channel of `slot`. */
-  void launch(int it, int agg, int slot)
+  /** One aggregation every rank runs; `remaining` counts the ranks that still hold no result. */
+  struct Job {
+    int it, agg;
+    std::shared_ptr<int> remaining;
+  };
+  /** A rank's communication stream under the priority policy: the aggregations the scheduler committed, run one
+   *  after the other in that order (collectives on one stream do not overtake each other). */
+  struct CommQueue {
+    std::deque<Job> jobs;
+    sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
+    sg4::MutexPtr mutex = sg4::Mutex::create();
+    bool waiting = false;
+  };
+
+  /** Commits aggregation `agg` of iteration `it` to every rank's communication stream. */
+  void launch(int it, int agg)
   {
     ++in_flight_;
     in_flight_bytes_ += dag_.tasks[agg].bytes;
-    while (static_cast<int>(slot_groups_.size()) <= slot)
-      slot_groups_.push_back(std::make_unique<collectives::Group>(
-          world_, all_ranks(), kChannelStride * static_cast<int>(slot_groups_.size())));
-    auto remaining = std::make_shared<int>(world_.size());
-    for (int r = 0; r < world_.size(); ++r)
-      sg4::Actor::create(name_ + "-agg", world_.host(r), [this, r, it, agg, slot, remaining] {
-        const double start = sg4::Engine::get_clock();
-        collective_.allreduce(*slot_groups_[slot], r, dag_.tasks[agg].bytes);
-        finish(r, it, agg, start);
-        if (--*remaining == 0) { // every rank holds the result: its credit and channel are free again
-          --in_flight_;
-          in_flight_bytes_ -= dag_.tasks[agg].bytes;
-          free_slots_.push_back(slot);
-          wake_scheduler();
-        }
-      });
+    const Job job{it, agg, std::make_shared<int>(world_.size())};
+    for (auto& q : queues_) {
+      q.jobs.push_back(job);
+      if (q.waiting) {
+        std::unique_lock<sg4::Mutex> lock(*q.mutex);
+        q.cv->notify_one();
+      }
+    }
+  }
+
+  /** Rank `r`'s communication stream: every aggregation of the phase, in the order the scheduler commits them. */
+  void run_committed(int r)
+  {
+    CommQueue& q = queues_[r];
+    const std::size_t total = static_cast<std::size_t>(iterations_) * dag_.communication.size();
+    for (std::size_t k = 0; k < total; ++k) {
+      if (q.jobs.empty()) {
+        std::unique_lock<sg4::Mutex> lock(*q.mutex);
+        q.waiting = true;
+        q.cv->wait(lock, [&] { return !q.jobs.empty(); });
+        q.waiting = false;
+      }
+      const Job job = q.jobs.front();
+      q.jobs.pop_front();
+      const double start = sg4::Engine::get_clock();
+      collective_.allreduce(*groups_[0], r, dag_.tasks[job.agg].bytes);
+      finish(r, job.it, job.agg, start);
+      if (--*job.remaining == 0) { // every rank holds the result: its credit is free again
+        --in_flight_;
+        in_flight_bytes_ -= dag_.tasks[job.agg].bytes;
+        wake_scheduler();
+      }
+    }
   }
 
   std::string name_;
@@ -306,9 +336,8 @@ private:
   std::vector<std::vector<int>> priority_dependents_; ///< task -> aggregations that wait for it
   std::vector<int> ready_ranks_;                      ///< [iteration * tasks + aggregation]: ranks where ready
   std::priority_queue<std::tuple<int, int, int>, std::vector<std::tuple<int, int, int>>, std::greater<>>
-      ready_heap_; ///< (iteration, priority, aggregation), ready on every rank, not launched
-  std::vector<std::unique_ptr<collectives::Group>> slot_groups_; ///< one per channel slot
-  std::vector<int> free_slots_;                                  ///< slots no aggregation uses now
+      ready_heap_;                ///< (iteration, priority, aggregation), ready on every rank, not launched
+  std::vector<CommQueue> queues_; ///< per rank
   sg4::ConditionVariablePtr scheduler_cv_;
   sg4::MutexPtr scheduler_mutex_;
   int in_flight_ = 0;
