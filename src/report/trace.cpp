@@ -4,7 +4,7 @@
 #include "common/error.hpp"
 
 #include <cstdio>
-#include <fstream>
+#include <map>
 #include <sstream>
 
 namespace ddlsim::report {
@@ -24,10 +24,51 @@ std::string quoted(const std::string& s)
   return out + "\"";
 }
 
+/** The timeline rows of a rank: one per stream, one per lane of concurrent communication streams. */
+struct Rows {
+  explicit Rows(const dag::IterationDag& dag)
+      : dag_(dag)
+  {
+    for (std::size_t j = 0; j < dag.communication.size(); ++j)
+      position_[dag.communication[j].task] = static_cast<int>(j);
+  }
+  int of(const dag::Task& t, int iteration) const
+  {
+    switch (t.stream) {
+    case dag::Stream::Compute:
+      return 0;
+    case dag::Stream::Input:
+      return 1;
+    case dag::Stream::Timer:
+      return 2;
+    case dag::Stream::Communication:
+      break;
+    }
+    const auto n = static_cast<long>(dag_.communication.size());
+    return 3 + static_cast<int>((iteration * n + position_.at(t.id)) % dag_.comm_streams);
+  }
+  std::vector<std::pair<int, std::string>> names() const
+  {
+    std::vector<std::pair<int, std::string>> rows{{0, "compute"}};
+    if (!dag_.input.empty())
+      rows.emplace_back(1, "input");
+    if (!dag_.timer.empty())
+      rows.emplace_back(2, "fusion cycle");
+    for (int k = 0; k < dag_.comm_streams; ++k)
+      rows.emplace_back(3 + k, dag_.comm_streams == 1 ? "communication" : "communication " + std::to_string(k));
+    return rows;
+  }
+
+private:
+  const dag::IterationDag& dag_;
+  std::map<int, int> position_;
+};
+
 } // namespace
 
 std::string chrome_trace(const dag::IterationDag& dag, const dag::PhaseResult& phase)
 {
+  const Rows rows(dag);
   std::ostringstream out;
   out << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
   bool first = true;
@@ -39,10 +80,10 @@ std::string chrome_trace(const dag::IterationDag& dag, const dag::PhaseResult& p
     sep();
     out << "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": " << r << ", \"args\": {\"name\": "
         << quoted("rank " + std::to_string(r) + " (" + phase.hosts[r] + ", " + phase.gpus[r] + ")") << "}}";
-    for (int tid = 0; tid < 2; ++tid) {
+    for (const auto& [tid, name] : rows.names()) {
       sep();
       out << "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": " << r << ", \"tid\": " << tid
-          << ", \"args\": {\"name\": \"" << (tid == 0 ? "compute" : "communication") << "\"}}";
+          << ", \"args\": {\"name\": " << quoted(name) << "}}";
     }
   }
   char buf[96];
@@ -51,7 +92,7 @@ std::string chrome_trace(const dag::IterationDag& dag, const dag::PhaseResult& p
     sep();
     std::snprintf(buf, sizeof buf, "\"ts\": %.6f, \"dur\": %.6f", rec.start_s * 1e6, (rec.end_s - rec.start_s) * 1e6);
     out << "{\"ph\": \"X\", \"name\": " << quoted(t.name) << ", \"cat\": \"" << dag::to_string(t.kind)
-        << "\", \"pid\": " << rec.rank << ", \"tid\": " << (t.stream == dag::Stream::Compute ? 0 : 1) << ", " << buf
+        << "\", \"pid\": " << rec.rank << ", \"tid\": " << rows.of(t, rec.iteration) << ", " << buf
         << ", \"args\": {\"iteration\": " << rec.iteration + 1;
     if (t.kind == dag::TaskKind::Aggregation)
       out << ", \"bytes\": " << t.bytes;
