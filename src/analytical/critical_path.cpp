@@ -108,7 +108,7 @@ private:
   {
     while (!pending_.empty()) {
       const int node = std::get<2>(pending_.top());
-      if (in_flight_ > 0 && in_flight_bytes_ + task(node).bytes > dag_.credit_bytes)
+      if (in_flight_bytes_ >= dag_.credit_bytes)
         return;
       pending_.pop();
       ++in_flight_;

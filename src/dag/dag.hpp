@@ -75,7 +75,7 @@ struct Slot {
 /** @brief How the communication stream picks the next aggregation. */
 enum class CommPolicy {
   InOrder, ///< the order of `communication`; aggregation k of it on stream k mod comm_streams
-  Priority ///< the ready one of lowest priority, while the bytes in flight stay within credit_bytes
+  Priority ///< the ready one of lowest priority, while the bytes in flight are below credit_bytes
 };
 
 /** @brief The DAG. Stream order is also written as edges (each task depends on the previous one of its stream,
@@ -89,7 +89,7 @@ struct IterationDag {
   std::vector<Slot> communication; ///< aggregations in launch order (InOrder) or by id (Priority)
   int comm_streams = 1;
   CommPolicy comm_policy = CommPolicy::InOrder;
-  std::uint64_t credit_bytes = 0; ///< Priority: bytes in flight at most (one aggregation may always start)
+  std::uint64_t credit_bytes = 0; ///< Priority: a partition is committed while fewer bytes are in flight
 
   /** Ids of a stream's tasks, in slot order (shifts ignored). */
   std::vector<int> stream_tasks(Stream stream) const;

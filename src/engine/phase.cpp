@@ -253,8 +253,7 @@ private:
       std::unique_lock<sg4::Mutex> lock(*scheduler_mutex_);
       while (!ready_heap_.empty()) {
         const auto [it, prio, agg] = ready_heap_.top();
-        const std::uint64_t bytes = dag_.tasks[agg].bytes;
-        if (in_flight_ > 0 && in_flight_bytes_ + bytes > dag_.credit_bytes)
+        if (in_flight_bytes_ >= dag_.credit_bytes) // ByteScheduler admits while credit is left (bytecore.py)
           break;
         ready_heap_.pop();
         launch(it, agg);
