@@ -68,33 +68,49 @@ double tree_allreduce_s(int ranks, std::uint64_t bytes, std::uint64_t chunk_byte
 {
   if (ranks <= 1)
     return 0.0;
+  TreeShape heap; // member r's children are 2r+1 and 2r+2: breadth-first order is 0, 1, ..., P-1
+  heap.children.resize(ranks);
+  heap.up.assign(ranks, hop);
+  for (int v = 0; v < ranks; ++v) {
+    heap.order.push_back(v);
+    for (int ch : {2 * v + 1, 2 * v + 2})
+      if (ch < ranks)
+        heap.children[v].push_back(ch);
+  }
+  return tree_allreduce_s(heap, bytes, chunk_bytes, c);
+}
+
+double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& c)
+{
+  const std::size_t ranks = tree.order.size();
+  if (ranks <= 1)
+    return 0.0;
   const std::uint64_t chunk = chunk_bytes > 0 ? chunk_bytes : std::max<std::uint64_t>(bytes, 1); // 0: one piece
   const std::uint64_t n = bytes == 0 ? 1 : (bytes + chunk - 1) / chunk;
   auto size = [&](std::uint64_t i) { return double(bytes / n + (i < bytes % n ? 1 : 0)); };
-  auto transfer = [&](double s) { return hop.alpha_s + s / hop.bandwidth_bytes_per_s; };
+  auto transfer = [&](int child, double s) {
+    return tree.up[child].alpha_s + s / tree.up[child].bandwidth_bytes_per_s;
+  };
   // clock[v]: when member v is free for its next operation. Every member does one transfer at a time, so no
   // two transfers share a link; a transfer starts when the sender (after its overhead) and the receiver
   // are both ready.
   std::vector<double> clock(ranks, 0.0);
   for (std::uint64_t i = 0; i < n; ++i) { // reduce: members from the leaves up, so children have posted chunk i
-    for (int v = ranks - 1; v >= 0; --v) {
-      for (int ch : {2 * v + 1, 2 * v + 2}) {
-        if (ch >= ranks)
-          continue;
+    for (auto it = tree.order.rbegin(); it != tree.order.rend(); ++it) {
+      const int v = *it;
+      for (int ch : tree.children[v]) {
         const double start = std::max(clock[ch] + c.overhead_s, clock[v]);
-        const double end = start + transfer(size(i));
+        const double end = start + transfer(ch, size(i));
         clock[ch] = end;                                // the child's send is done
         clock[v] = end + c.reduce_s_per_byte * size(i); // the member adds the child's chunk
       }
     }
   }
   for (std::uint64_t i = 0; i < n; ++i) { // broadcast: from the root down
-    for (int v = 0; v < ranks; ++v) {
-      for (int ch : {2 * v + 1, 2 * v + 2}) {
-        if (ch >= ranks)
-          continue;
+    for (int v : tree.order) {
+      for (int ch : tree.children[v]) {
         const double start = std::max(clock[v] + c.overhead_s, clock[ch]);
-        const double end = start + transfer(size(i));
+        const double end = start + transfer(ch, size(i));
         clock[v] = end;
         clock[ch] = end;
       }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace ddlsim::analytical {
 
@@ -44,6 +45,19 @@ double hd_allreduce_s(int ranks, std::uint64_t bytes, const Hop& hop, const Cost
  *  of `chunk_bytes`, 0: one chunk): evaluated exactly by the max-plus recurrence of docs/collectives.md. */
 double tree_allreduce_s(int ranks, std::uint64_t bytes, std::uint64_t chunk_bytes, const Hop& hop,
                         const Costs& costs = {});
+
+/** @brief A rooted tree for the pipelined-tree recurrence: member v serves children[v] one at a time, in order, and
+ *  reaches its parent over up[v] (unused for the root). Members must be listed parents before children
+ *  (`order`, breadth first from the root). */
+struct TreeShape {
+  std::vector<int> order;
+  std::vector<std::vector<int>> children;
+  std::vector<Hop> up;
+};
+
+/** @brief The max-plus recurrence of tree_allreduce_s on any tree with its own hop per edge: reduce chunk by chunk
+ *  from the leaves up, then broadcast from the root down; exact when no two transfers share a link. */
+double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& costs = {});
 
 /** @brief Parameter server, S servers on their own hosts, split sharding, every link of bandwidth B:
  *  push and pull each take alpha + o_S + M max(P, S) / (S B) (the server link carries P flows, the worker

@@ -47,19 +47,21 @@ collectives::AlgorithmId parse_inter_algorithm(const std::string& name)
   return e->id;
 }
 
-/** "tree, dbtree: ... (0: 1 MiB)": the chunk defaults from the table. */
+/** "tree, dbtree (0: 1 MiB), nccl-tree, nccl (0: 256 KiB)": the chunk defaults from the table. */
 std::string chunk_help()
 {
   std::string pipelined;
   std::uint64_t chunk = 0;
   for (const auto& e : collectives::algorithm_table())
     if ((e.knobs & collectives::kKnobChunk) && e.default_chunk_bytes > 0) {
+      if (chunk != 0 && e.default_chunk_bytes != chunk)
+        pipelined += " (0: " + format_bytes(double(chunk)) + ")";
       pipelined += (pipelined.empty() ? "" : ", ") + std::string(e.name);
       chunk = e.default_chunk_bytes;
     }
-  return pipelined + ": pipelining chunk (0: " + format_bytes(double(chunk)) +
-         "); ring: largest message, the vector is reduced in slices of P x SIZE one after the other, as NCCL does "
-         "(0: one slice)";
+  return pipelined + " (0: " + format_bytes(double(chunk)) +
+         "): pipelining chunk; ring: largest message, the vector is reduced in slices of P x SIZE one after the "
+         "other, as NCCL does (0: one slice)";
 }
 
 /** "ring, hd: message (every transfer) | flow (...) | auto (ring: ..., hd: message)": the flow forms of the table. */

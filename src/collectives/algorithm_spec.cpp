@@ -111,9 +111,11 @@ AlgorithmSpec rank_rules(const std::vector<std::pair<int, std::string>>& rules, 
       throw ConfigError("rule " + std::to_string(i + 1) + ": " + e.message_template());
     }
     for (const auto& c : one.choices)
-      if (!entry(c.id).flat)
+      if (!entry(c.id).flat && c.id != AlgorithmId::Nccl && c.id != AlgorithmId::NcclRing &&
+          c.id != AlgorithmId::NcclTree)
         throw ConfigError(field("algorithm") + " rule " + std::to_string(i + 1) + ": '" + algorithm +
-                          "': a stack's rules choose between flat algorithms (" + flat_algorithms() + ")");
+                          "': a stack's rules choose between flat algorithms (" + flat_algorithms() +
+                          ") or NCCL's (nccl, nccl-ring, nccl-tree)");
     spec.by_ranks.push_back({max_ranks, one.choices});
   }
   if (!spec.by_ranks.empty())

@@ -72,6 +72,40 @@ double hier_s(std::uint64_t bytes, const ClosedFormInput& in)
   return analytical::hier_allreduce_s(in.ranks_per_node, bytes, in.hops.intra, inter, costs(in.options));
 }
 
+/** NCCL's tree chunk: tuning.cc's hwLat comment, "Tree/Simple is the latency a 256kB chunk". */
+constexpr std::uint64_t kNcclTreeChunkBytes = 256 << 10;
+
+void need_nccl_shape(const ClosedFormInput& in)
+{
+  if (in.ranks > 1 && in.nccl.ring.empty())
+    throw ConfigError("no closed form of NCCL's algorithms here (NCCL's ring and trees were not built)");
+}
+
+double nccl_ring_s(std::uint64_t bytes, const ClosedFormInput& in)
+{
+  need_nccl_shape(in);
+  return analytical::ring_allreduce_s(in.ranks, bytes, in.nccl.ring_hop, costs(in.options));
+}
+
+double nccl_tree_s(std::uint64_t bytes, const ClosedFormInput& in)
+{
+  need_nccl_shape(in);
+  // A lower bound: one of the two trees alone with half of the vector (they share the heads' network links).
+  return analytical::tree_allreduce_s(in.nccl.trees[0], bytes - bytes / 2,
+                                      effective_chunk_bytes(AlgorithmId::NcclTree, in.options), costs(in.options));
+}
+
+double nccl_s(std::uint64_t bytes, const ClosedFormInput& in)
+{
+  if (in.ranks <= 1)
+    return 0.0;
+  need_nccl_shape(in);
+  const NcclChoice c = nccl_choose(in.nccl.topology, bytes);
+  const std::uint64_t wire = nccl_wire_bytes(bytes, nccl_efficiency(in.nccl.topology, c.algo, c.proto));
+  const double base = nccl_base_latency_us(c.algo, c.proto) * 1e-6;
+  return base + (c.algo == NcclAlgo::Ring ? nccl_ring_s(wire, in) : nccl_tree_s(wire, in));
+}
+
 template <class T>
 std::unique_ptr<Collective> make(const CollectiveOptions&)
 {
@@ -101,6 +135,17 @@ const std::vector<AlgorithmEntry> kTable = {
      make_hier, hier_s},
     {AlgorithmId::Ps, "ps", "parameter servers: push shards, servers sum, pull", false, kKnobServers, 0, FlowForm::None,
      "2(alpha + M max(P,S)/(S B)) + overheads + gamma P M/S", make<ParameterServer>, ps_s},
+    {AlgorithmId::NcclRing, "nccl-ring", "NCCL's ring through the topology: a node's GPUs, then the next node's", false,
+     kKnobFidelity, 0, FlowForm::Auto, "2(P-1)(alpha + o + M/(P B)) + (P-1) gamma M/P over NCCL's ring order",
+     make<NcclRing>, nccl_ring_s},
+    {AlgorithmId::NcclTree, "nccl-tree", "NCCL's trees: a chain in each node, a double binary tree across nodes", false,
+     kKnobChunk, kNcclTreeChunkBytes, FlowForm::None,
+     "lower bound: one of the two pipelined trees with M/2 (they share the network links)", make<NcclTree>,
+     nccl_tree_s},
+    {AlgorithmId::Nccl, "nccl", "NCCL 2.5's choice of nccl-ring or nccl-tree and LL/LL128/Simple by size", false,
+     kKnobChunk, kNcclTreeChunkBytes, FlowForm::None,
+     "baseLat(algo, proto) + the chosen form with M / efficiency(algo, proto) bytes (docs/stacks.md)", make<Nccl>,
+     nccl_s},
 };
 
 /** The option fields that only some algorithms read, in the order they are checked. */

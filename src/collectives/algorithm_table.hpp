@@ -4,6 +4,7 @@
 
 #include "analytical/alpha_beta.hpp"
 #include "collectives/algorithm_spec.hpp"
+#include "collectives/nccl_tuning.hpp"
 #include "collectives/options.hpp"
 
 #include <cstdint>
@@ -37,6 +38,7 @@ struct ClosedFormInput {
   int ranks_per_node = 1;     ///< hier: ranks of the largest node
   CollectiveOptions options;  ///< the knobs (servers, sharding, chunk, inter algorithm)
   analytical::RouteHops hops; ///< worst routes by role
+  NcclShape nccl;             ///< nccl, nccl-ring, nccl-tree: NCCL's ring and trees over all ranks, with their hops
 };
 
 /** @brief One row of the table. */

@@ -2,6 +2,9 @@
 #pragma once
 
 #include "collectives/collective.hpp"
+#include "collectives/nccl_tuning.hpp"
+
+#include <map>
 
 namespace ddlsim::collectives {
 
@@ -70,6 +73,56 @@ public:
   std::vector<simgrid::s4u::ActorPtr> start(CommWorld& world,
                                             const std::vector<std::uint64_t>& sequence) const override;
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+};
+
+/** @brief NCCL's ring and trees over the endpoints of `endpoints` (nccl_tuning.hpp), with the link class read from the
+ *  link names (NVLink: every link of the ring's hops inside a node is named *nvlink* or *nvswitch*) and LL128 enabled
+ *  on NVLink between V100 GPUs (the hosts' `gpu` property). */
+NcclShape nccl_shape(const CommWorld& world, const std::vector<int>& endpoints);
+
+/** @brief The bytes a protocol of efficiency `efficiency` (nccl_efficiency) puts on the wire for `bytes` of data. */
+std::uint64_t nccl_wire_bytes(std::uint64_t bytes, double efficiency);
+
+/** @brief NCCL shapes of the groups an algorithm has run on, computed once per membership (SimGrid's actors run one
+ *  at a time, so no lock). */
+class NcclShapes {
+public:
+  const NcclShape& of(const Group& group) const;
+
+private:
+  mutable std::map<std::vector<int>, NcclShape> shapes_;
+};
+
+/** @brief NCCL's ring (NCCL 2.4+): the ring of RingAllreduce through the topology, every GPU of a node then the next
+ *  node, a node's GPUs in the order of its fastest hops. */
+class NcclRing final : public Collective {
+public:
+  void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  static void run(Group& group, int self, std::uint64_t bytes, const NcclShape& shape);
+
+private:
+  NcclShapes shapes_;
+};
+
+/** @brief NCCL's tree (NCCL 2.4+): two pipelined trees, each with half of the vector on its own channel; inside a
+ *  node a chain of its GPUs, across nodes NCCL's double binary tree (ncclGetDtree) between the chains' heads. */
+class NcclTree final : public Collective {
+public:
+  void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  static void run(Group& group, int self, std::uint64_t bytes, const NcclShape& shape);
+
+private:
+  NcclShapes shapes_;
+};
+
+/** @brief NCCL's choice per call (getAlgoInfo): ring or tree, and the protocol, by NCCL's tuning model; then the
+ *  protocol's base latency (slept by every rank) and its bandwidth efficiency (bytes on the wire = M / efficiency). */
+class Nccl final : public Collective {
+public:
+  void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+
+private:
+  NcclShapes shapes_;
 };
 
 /** @brief Algorithms chosen by message size (spec "rd<=8KiB,hd"): the first choice whose max_bytes holds the

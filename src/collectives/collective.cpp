@@ -158,6 +158,17 @@ analytical::Hop CommWorld::route(int from, int to) const
   return {latency, bandwidth};
 }
 
+std::vector<std::string> CommWorld::route_link_names(int from, int to) const
+{
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  hosts_[from]->route_to(hosts_[to], links, &latency);
+  std::vector<std::string> names;
+  for (const auto* link : links)
+    names.push_back(link->get_name());
+  return names;
+}
+
 Group::Group(CommWorld& world)
     : world_(world)
 {

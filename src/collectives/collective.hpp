@@ -52,6 +52,8 @@ public:
 
   /** Latency and bottleneck bandwidth of the route between two endpoints. */
   analytical::Hop route(int from, int to) const;
+  /** Names of the links the route between two endpoints crosses, in order. */
+  std::vector<std::string> route_link_names(int from, int to) const;
   /** How many allreduce calls `endpoint` made before this one (for per-tensor round-robin placement). */
   std::uint64_t next_call(int endpoint) { return calls_[endpoint]++; }
 

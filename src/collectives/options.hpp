@@ -9,7 +9,7 @@
 namespace ddlsim::collectives {
 
 /** @brief The allreduce algorithms ddlsim simulates; their properties are rows of algorithm_table.hpp. */
-enum class AlgorithmId { Ring, Rd, Hd, Tree, Dbtree, Hier, Ps };
+enum class AlgorithmId { Ring, Rd, Hd, Tree, Dbtree, Hier, Ps, NcclRing, NcclTree, Nccl };
 
 /** @brief The algorithm used when none is chosen (--algorithm, hier's inter algorithm). */
 inline constexpr AlgorithmId kDefaultAlgorithm = AlgorithmId::Ring;

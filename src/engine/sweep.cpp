@@ -1,6 +1,7 @@
 // `ddlsim collective`'s engine: one allreduce per message size, all ranks starting each size together.
 #include "engine/sweep.hpp"
 
+#include "collectives/algorithms.hpp"
 #include "collectives/collective.hpp"
 #include "common/error.hpp"
 #include "engine/setup.hpp"
@@ -65,6 +66,14 @@ SweepOutput run_collective_sweep(const SweepInput& input)
   collectives::CommWorld world(hosts_of(setup.ranks), setup.node_of_rank, input.collective, "sweep");
   collective->prepare(world);
   out.closed_form = closed_form_input(world, setup.node_of_rank, input.collective);
+  using collectives::AlgorithmId;
+  if (input.algorithm.uses(AlgorithmId::Nccl) || input.algorithm.uses(AlgorithmId::NcclRing) ||
+      input.algorithm.uses(AlgorithmId::NcclTree)) {
+    std::vector<int> ranks(static_cast<std::size_t>(world.size()));
+    for (int r = 0; r < world.size(); ++r)
+      ranks[r] = r;
+    out.closed_form.nccl = collectives::nccl_shape(world, ranks);
+  }
 
   const int p = world.size();
   const std::size_t n = input.sizes.size();

@@ -119,8 +119,8 @@ PhaseSummary summarize_phase(const dag::IterationDag& dag, const dag::PhaseResul
   b.set_update_s(upd * per);
   b.set_communication_s(comm * per);
   b.set_exposed_input_s(exposed_input_s(dag, phase, first_measured) * per);
-  const double exposed = s.iteration_time_s - (input_on_compute * per + b.forward_s() + b.backward_s() +
-                                               b.update_s() + b.exposed_input_s());
+  const double exposed = s.iteration_time_s -
+                         (input_on_compute * per + b.forward_s() + b.backward_s() + b.update_s() + b.exposed_input_s());
   // Rounding of the sums may leave -1e-17 s where everything is hidden: that is 0, not a negative time.
   b.set_exposed_communication_s(exposed < 0 && exposed > -1e-12 * s.iteration_time_s ? 0.0 : exposed);
   return s;

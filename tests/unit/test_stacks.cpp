@@ -49,7 +49,7 @@ TEST_CASE("stack profile guards name the file, the field and the value")
         "p.textproto: algorithm rule 2: max_ranks must increase (got 4 after 8)");
   CHECK(error_of(head + "algorithm { algorithm: \"hier\" }") ==
         "p.textproto: algorithm rule 1: 'hier': a stack's rules choose between flat algorithms (ring, rd, hd, tree, "
-        "dbtree)");
+        "dbtree) or NCCL's (nccl, nccl-ring, nccl-tree)");
   CHECK(error_of(head + "algorithm { max_ranks: 99999999 algorithm: \"rd\" }") ==
         "p.textproto: algorithm[0].max_ranks must be <= 16777216 (got 99999999)");
   CHECK(error_of("bogus: 1").rfind("p.textproto: line 1, column 6:", 0) == 0);

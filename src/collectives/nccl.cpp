@@ -1,0 +1,156 @@
+// NCCL's allreduce as NCCL 2.5 builds it on a multi-node platform: the ring through the topology, the double binary
+// tree across nodes with a chain inside each node, and NCCL's choice between them and of the protocol by size.
+#include "collectives/algorithm_table.hpp"
+#include "collectives/algorithms.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+
+#include <cmath>
+
+namespace ddlsim::collectives {
+namespace {
+
+bool nvlink_link(const std::string& name)
+{
+  return name.find("nvlink") != std::string::npos || name.find("nvswitch") != std::string::npos;
+}
+
+/** Volta (compute capability 7.0): NCCL enables LL128 only there (tuning.cc, minCompCap == maxCompCap == 70). */
+bool volta(const char* gpu)
+{
+  return gpu != nullptr && std::string(gpu).rfind("V100", 0) == 0;
+}
+
+/** Member `self`'s part of one pipelined tree: reduce chunk by chunk from the children (one at a time, in order) to
+ *  the parent, then broadcast back down; as TreeAllreduce, on any tree. */
+void tree_part(Group& g, int self, std::uint64_t bytes, std::uint64_t chunk, const analytical::TreeShape& tree,
+               int parent)
+{
+  const std::uint64_t chunks = bytes == 0 ? 1 : (bytes + chunk - 1) / chunk;
+  const auto& children = tree.children[self];
+  for (std::uint64_t i = 0; i < chunks; ++i) {
+    const std::uint64_t size = chunk_bytes(bytes, chunks, i);
+    for (int c : children) {
+      g.recv(self, c);
+      g.reduce(self, size);
+    }
+    if (parent >= 0)
+      g.send(self, parent, size);
+  }
+  for (std::uint64_t i = 0; i < chunks; ++i) {
+    const std::uint64_t size = chunk_bytes(bytes, chunks, i);
+    if (parent >= 0)
+      g.recv(self, parent);
+    for (int c : children)
+      g.send(self, c, size);
+  }
+}
+
+int parent_of(const analytical::TreeShape& tree, int member)
+{
+  for (std::size_t v = 0; v < tree.children.size(); ++v)
+    for (int c : tree.children[v])
+      if (c == member)
+        return static_cast<int>(v);
+  return -1;
+}
+
+} // namespace
+
+NcclShape nccl_shape(const CommWorld& world, const std::vector<int>& endpoints)
+{
+  std::vector<int> node_of_member;
+  for (int e : endpoints)
+    node_of_member.push_back(world.node(e));
+  auto route = [&](int a, int b) { return world.route(endpoints[a], endpoints[b]); };
+  NcclShape s = nccl_shape(node_of_member, route, false, false);
+  // NVLink when every hop of the ring inside a node crosses NVLink (or NVSwitch) links only (graph->nvlink).
+  bool nvlink = false;
+  bool all = true;
+  const int n = static_cast<int>(endpoints.size());
+  for (int i = 0; i < n && n > 1; ++i) {
+    const int a = s.ring[i], b = s.ring[(i + 1) % n];
+    if (node_of_member[a] != node_of_member[b])
+      continue;
+    for (const auto& name : world.route_link_names(endpoints[a], endpoints[b])) {
+      nvlink = nvlink || nvlink_link(name);
+      all = all && nvlink_link(name);
+    }
+  }
+  s.topology.nvlink = nvlink && all;
+  bool volta_only = true;
+  for (int e : endpoints)
+    volta_only = volta_only && volta(world.host(e)->get_property("gpu"));
+  s.topology.ll128 = s.topology.nvlink && volta_only;
+  return s;
+}
+
+const NcclShape& NcclShapes::of(const Group& g) const
+{
+  auto it = shapes_.find(g.members());
+  if (it == shapes_.end())
+    it = shapes_.emplace(g.members(), nccl_shape(g.world(), g.members())).first;
+  return it->second;
+}
+
+void NcclRing::run(Group& g, int self, std::uint64_t bytes, const NcclShape& shape)
+{
+  std::vector<int> endpoints;
+  int position = 0;
+  for (std::size_t i = 0; i < shape.ring.size(); ++i) {
+    if (shape.ring[i] == self)
+      position = static_cast<int>(i);
+    endpoints.push_back(g.endpoint(shape.ring[i]));
+  }
+  Group ring(g.world(), endpoints, g.channel());
+  RingAllreduce().allreduce(ring, position, bytes);
+}
+
+void NcclRing::allreduce(Group& g, int self, std::uint64_t bytes) const
+{
+  if (g.size() > 1)
+    run(g, self, bytes, shapes_.of(g));
+}
+
+void NcclTree::run(Group& g, int self, std::uint64_t bytes, const NcclShape& shape)
+{
+  const std::uint64_t chunk = effective_chunk_bytes(AlgorithmId::NcclTree, g.options());
+  // Two channels, as DoubleBinaryTree: 4c+1 and 4c+2 (engine/phase.cpp keeps 4k for concurrent aggregations).
+  Group first(g.world(), g.members(), 4 * g.channel() + 1);
+  Group second(g.world(), g.members(), 4 * g.channel() + 2);
+  const std::uint64_t half0 = chunk_bytes(bytes, 2, 0);
+  const std::uint64_t half1 = chunk_bytes(bytes, 2, 1);
+  const int parent0 = parent_of(shape.trees[0], self);
+  const int parent1 = parent_of(shape.trees[1], self);
+  auto helper = simgrid::s4u::Actor::create("nccl-tree-second", simgrid::s4u::this_actor::get_host(),
+                                            [&] { tree_part(second, self, half1, chunk, shape.trees[1], parent1); });
+  tree_part(first, self, half0, chunk, shape.trees[0], parent0);
+  helper->join();
+}
+
+void NcclTree::allreduce(Group& g, int self, std::uint64_t bytes) const
+{
+  if (g.size() > 1)
+    run(g, self, bytes, shapes_.of(g));
+}
+
+std::uint64_t nccl_wire_bytes(std::uint64_t bytes, double efficiency)
+{
+  return efficiency >= 1 ? bytes : static_cast<std::uint64_t>(std::llround(double(bytes) / efficiency));
+}
+
+void Nccl::allreduce(Group& g, int self, std::uint64_t bytes) const
+{
+  if (g.size() <= 1)
+    return;
+  const NcclShape& shape = shapes_.of(g);
+  const NcclChoice choice = nccl_choose(shape.topology, bytes);
+  simgrid::s4u::this_actor::sleep_for(nccl_base_latency_us(choice.algo, choice.proto) * 1e-6);
+  const std::uint64_t wire = nccl_wire_bytes(bytes, nccl_efficiency(shape.topology, choice.algo, choice.proto));
+  if (choice.algo == NcclAlgo::Ring)
+    NcclRing::run(g, self, wire, shape);
+  else
+    NcclTree::run(g, self, wire, shape);
+}
+
+} // namespace ddlsim::collectives
