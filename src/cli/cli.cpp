@@ -127,9 +127,16 @@ void probe_writable(const NamedPath& out)
 
 void check_outputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs)
 {
+  const NamedPath* to_stdout = nullptr; // "-": standard output, for one output at most
+  for (const auto& out : outputs)
+    if (out.path == kStandardOutput) {
+      if (to_stdout != nullptr)
+        throw ConfigError(out.option + " - and " + to_stdout->option + " -: only one output can go to standard output");
+      to_stdout = &out;
+    }
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const NamedPath& out = outputs[i];
-    if (out.path.empty())
+    if (out.path.empty() || out.path == kStandardOutput)
       continue;
     check_output_path(out.path, out.option);
     for (const auto& in : inputs)
@@ -142,7 +149,7 @@ void check_outputs(const std::vector<NamedPath>& outputs, const std::vector<Name
                           outputs[j].path);
   }
   for (const auto& out : outputs)
-    if (!out.path.empty())
+    if (!out.path.empty() && out.path != kStandardOutput)
       probe_writable(out);
 }
 

@@ -8,6 +8,9 @@
 
 namespace ddlsim::cli {
 
+/** @brief An output path that means standard output (progress stays on stderr). */
+inline constexpr const char* kStandardOutput = "-";
+
 /** @brief Width of --help output, and the columns kept for descriptions (so that no word is cut). */
 inline constexpr unsigned kHelpColumns = 120;
 inline constexpr unsigned kHelpDescriptionColumns = 70;

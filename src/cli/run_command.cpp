@@ -62,6 +62,10 @@ po::options_description run_options(RunOptions& o)
   add_output("trace", po::value(&o.trace)->value_name("FILE.json"),
              "write a timeline of every task on every GPU (Chrome trace format: open in https://ui.perfetto.dev or "
              "chrome://tracing)");
+  add_output("trace-ranks", po::value(&o.trace_ranks)->value_name("LIST"),
+             "--trace keeps these ranks only (e.g. 0,8-15; default all)");
+  add_output("trace-iterations", po::value(&o.trace_iterations)->value_name("LIST"),
+             "--trace keeps these iterations only (from 1, e.g. 2-3; default all)");
   add_output("dump-config", po::bool_switch(&o.dump_config), "print the fully resolved configuration as JSON and stop");
   add_output("quiet,q", po::bool_switch(&o.quiet), "no progress lines on stderr");
   add_output("help,h", "show this help");
@@ -96,6 +100,8 @@ ResolvedRun resolve_run(RunOptions& o)
     throw ConfigError("--iterations must be >= 1 (got " + std::to_string(o.iterations) + ")");
   r.schedule = resolve(o.schedule, r.aggregation.algorithm, o.iterations);
   in.ranks = checked_ranks(o.ranks);
+  if ((!o.trace_ranks.empty() || !o.trace_iterations.empty()) && o.trace.empty())
+    throw ConfigError("--trace-ranks and --trace-iterations choose what --trace keeps: give --trace too");
   check_outputs({{"--report", o.report}, {"--trace", o.trace}},
                 {{"--platform", o.platform}, {"--workload", o.workload}});
   in.platform_file = o.platform;
@@ -199,6 +205,43 @@ proto::RunConfig run_config(const RunOptions& o, const ResolvedRun& r, const eng
   return config;
 }
 
+/** A whole number of at most 9 digits; ConfigError naming `option` otherwise. */
+long index_of(const std::string& text, const std::string& option)
+{
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw ConfigError(option + ": expected a number or a range N-M (got '" + text + "')");
+  return std::stol(text);
+}
+
+/** "0,3,8-11" -> {0, 3, 8, 9, 10, 11}, each in [first, first + count); `option` names the flag in errors. */
+std::set<int> parse_index_list(const std::string& text, const std::string& option, int first, int count)
+{
+  std::set<int> out;
+  if (text.empty())
+    return out;
+  for (const auto& part : split(text, ',')) {
+    const auto dash = part.find('-');
+    const long lo = index_of(part.substr(0, dash), option);
+    const long hi = dash == std::string::npos ? lo : index_of(part.substr(dash + 1), option);
+    if (lo > hi || lo < first || hi >= long(first) + count)
+      throw ConfigError(option + ": '" + part + "' is outside " + std::to_string(first) + ".." +
+                        std::to_string(first + count - 1));
+    for (long i = lo; i <= hi; ++i)
+      out.insert(static_cast<int>(i - first));
+  }
+  return out;
+}
+
+/** The ranks and iterations --trace keeps (iterations are numbered from 1 on the command line). */
+report::TraceFilter trace_filter(const RunOptions& o, const ResolvedRun& r)
+{
+  report::TraceFilter f;
+  f.ranks = parse_index_list(o.trace_ranks, "--trace-ranks", 0,
+                             static_cast<int>(r.input.ranks > 0 ? r.input.ranks : 1u << 30));
+  f.iterations = parse_index_list(o.trace_iterations, "--trace-iterations", 1, static_cast<int>(r.input.iterations));
+  return f;
+}
+
 /** The merge plan, for schedules that merge gradients. */
 void add_groups(proto::Report& report, const dag::IterationDag& dag, const proto::Workload& w, dag::Schedule s)
 {
@@ -227,6 +270,7 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
                      std::to_string(r.input.iterations) + " done at " + format_seconds(end_s) + " simulated");
     };
 
+  const report::TraceFilter filter = trace_filter(o, r); // refuses a bad list before anything runs
   engine::Simulation simulation(r.input);
   const dag::IterationDag dag = build_run_dag(simulation, r);
   const dag::IterationDag baseline = single_gpu_dag(simulation, r);
@@ -244,16 +288,21 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
                                               sim.single ? *sim.single : sim.multi);
   add_groups(report, dag, r.workload, r.schedule.options.schedule);
   report.set_analytical_iteration_time_s(analytical);
-  report::write_console(out, report);
-  char buf[120];
-  std::snprintf(buf, sizeof buf, "  %-34s %.3f s\n", "wall time", progress.wall_s());
-  out << buf;
-  if (!o.report.empty()) {
+  const std::string trace = o.trace.empty() ? "" : report::chrome_trace(dag, sim.multi, filter);
+  if (o.report == kStandardOutput || o.trace == kStandardOutput) { // standard output carries that file alone
+    out << (o.report == kStandardOutput ? message_to_json(report) : trace);
+  } else {
+    report::write_console(out, report);
+    char buf[120];
+    std::snprintf(buf, sizeof buf, "  %-34s %.3f s\n", "wall time", progress.wall_s());
+    out << buf;
+  }
+  if (!o.report.empty() && o.report != kStandardOutput) {
     write_output_file(o.report, message_to_json(report));
     out << "  report written to " << o.report << "\n";
   }
-  if (!o.trace.empty()) {
-    write_output_file(o.trace, report::chrome_trace(dag, sim.multi));
+  if (!o.trace.empty() && o.trace != kStandardOutput) {
+    write_output_file(o.trace, trace);
     out << "  timeline written to " << o.trace << " (open in https://ui.perfetto.dev or chrome://tracing)\n";
   }
 }

@@ -4,12 +4,19 @@
 #include "dag/dag.hpp"
 #include "dag/records.hpp"
 
+#include <set>
 #include <string>
 
 namespace ddlsim::report {
 
+/** @brief Which ranks and iterations (0-based) a trace keeps; empty: all. */
+struct TraceFilter {
+  std::set<int> ranks;
+  std::set<int> iterations;
+};
+
 /** @brief Trace Event Format JSON: every task as a complete event ("ph": "X") with its start and duration in
  *  microseconds; process = rank (named after its host), thread 0 = compute stream, 1 = communication. */
-std::string chrome_trace(const dag::IterationDag& dag, const dag::PhaseResult& phase);
+std::string chrome_trace(const dag::IterationDag& dag, const dag::PhaseResult& phase, const TraceFilter& filter = {});
 
 } // namespace ddlsim::report
