@@ -45,6 +45,15 @@ double ProgressLines::wall_s() const
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
+void ProgressLines::print_every(const std::string& what, double every_s)
+{
+  const double now = wall_s();
+  if (now - last_s_ < every_s)
+    return;
+  last_s_ = now;
+  print(what);
+}
+
 void ProgressLines::print(const std::string& what) const
 {
   if (quiet_)

@@ -32,10 +32,13 @@ public:
   double wall_s() const;
   /** Prints "ddlsim: WHAT (wall X s)". */
   void print(const std::string& what) const;
+  /** Prints like print(), at most once every `every_s` seconds of wall time (for progress inside long steps). */
+  void print_every(const std::string& what, double every_s);
 
 private:
   std::ostream& err_;
   bool quiet_;
+  double last_s_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 

@@ -11,6 +11,7 @@
 #include "common/output_file.hpp"
 #include "common/strings.hpp"
 #include "engine/simulation.hpp"
+#include "engine/version.hpp"
 #include "platform/cluster_spec.hpp"
 #include "report/summary.hpp"
 #include "report/trace.hpp"
@@ -187,7 +188,8 @@ void explain_merge(std::ostream& out, const dag::IterationDag& dag, const proto:
   out << "\n";
 }
 
-proto::RunConfig run_config(const RunOptions& o, const ResolvedRun& r, const engine::SimulationOutput& sim)
+proto::RunConfig run_config(const RunOptions& o, const ResolvedRun& r, const engine::SimulationOutput& sim,
+                            const collectives::ClosedFormInput& closed_form)
 {
   proto::RunConfig config;
   config.set_platform_file(o.platform);
@@ -201,6 +203,9 @@ proto::RunConfig run_config(const RunOptions& o, const ResolvedRun& r, const eng
   for (const auto& c : sim.simgrid_cfg)
     config.add_simgrid_cfg(c);
   *config.mutable_aggregation() = to_proto(r.aggregation);
+  config.mutable_aggregation()->set_fidelity_used(collectives::fidelity_used(r.aggregation.algorithm, closed_form));
+  for (const auto& c : r.aggregation.algorithm.choices)
+    config.mutable_aggregation()->add_chunk_bytes_used(collectives::effective_chunk_bytes(c.id, r.aggregation.options));
   *config.mutable_schedule_config() = to_proto(r.schedule);
   return config;
 }
@@ -263,11 +268,16 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!parse_options(args, run_options(o), kRunUsage, out, "run"))
     return;
   ResolvedRun r = resolve_run(o);
-  const ProgressLines progress(err, o.quiet);
+  ProgressLines progress(err, o.quiet);
   if (!progress.quiet())
     r.input.progress = [&](const std::string& phase, unsigned it, double end_s) {
       progress.print(phase + "-GPU phase: iteration " + std::to_string(it + 1) + "/" +
                      std::to_string(r.input.iterations) + " done at " + format_seconds(end_s) + " simulated");
+    };
+  if (!progress.quiet()) // a long iteration is not silent: every few seconds, the aggregations done
+    r.input.aggregation_progress = [&](const std::string& phase, std::size_t done, std::size_t total) {
+      progress.print_every(
+          phase + "-GPU phase: " + std::to_string(done) + " of " + std::to_string(total) + " aggregations done", 5.0);
     };
 
   const report::TraceFilter filter = trace_filter(o, r); // refuses a bad list before anything runs
@@ -276,7 +286,7 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
   const dag::IterationDag baseline = single_gpu_dag(simulation, r);
   const double analytical = o.analytical ? analytical_iteration_s(simulation, r, dag) : 0.0;
   const engine::SimulationOutput sim = simulation.run(dag, &baseline);
-  const proto::RunConfig config = run_config(o, r, sim);
+  const proto::RunConfig config = run_config(o, r, sim, simulation.closed_form());
   if (o.dump_config) {
     out << message_to_json(config);
     return;
@@ -288,6 +298,8 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
                                               sim.single ? *sim.single : sim.multi);
   add_groups(report, dag, r.workload, r.schedule.options.schedule);
   report.set_analytical_iteration_time_s(analytical);
+  report.set_ddlsim_version(DDLSIM_VERSION);
+  report.set_simgrid_version(engine::simgrid_version());
   const std::string trace = o.trace.empty() ? "" : report::chrome_trace(dag, sim.multi, filter);
   if (o.report == kStandardOutput || o.trace == kStandardOutput) { // standard output carries that file alone
     out << (o.report == kStandardOutput ? message_to_json(report) : trace);

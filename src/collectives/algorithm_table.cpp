@@ -3,6 +3,7 @@
 
 #include "collectives/algorithms.hpp"
 #include "common/error.hpp"
+#include "common/strings.hpp"
 
 #include <algorithm>
 
@@ -230,6 +231,26 @@ std::string flat_algorithms()
     if (e.flat)
       out += (out.empty() ? "" : ", ") + std::string(e.name);
   return out;
+}
+
+bool uses_flow(AlgorithmId id, Fidelity f, int members)
+{
+  const FlowForm form = entry(id).flow;
+  return form != FlowForm::None &&
+         (f == Fidelity::Flow || (f == Fidelity::Auto && form == FlowForm::Auto && members > kFlowAboveRanks));
+}
+
+std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in)
+{
+  const CollectiveOptions& options = in.options;
+  std::vector<std::string> parts;
+  for (const auto& c : spec.choices) {
+    const bool hier = c.id == AlgorithmId::Hier; // its leaders run the inter algorithm
+    const bool flow = uses_flow(hier ? options.inter_algorithm : c.id, options.fidelity, hier ? in.nodes : in.ranks);
+    parts.push_back(std::string(entry(c.id).name) + ": " + (flow ? "flow" : "message") +
+                    (hier ? " among node leaders" : ""));
+  }
+  return join(parts, "; ");
 }
 
 std::uint64_t effective_chunk_bytes(AlgorithmId id, const CollectiveOptions& options)

@@ -66,6 +66,14 @@ std::string known_algorithms();
 /** @brief "ring, rd, hd, tree, dbtree": the flat ones. */
 std::string flat_algorithms();
 
+/** @brief True when algorithm `id` runs its flow-level form on `members` ranks: Fidelity::Flow for any algorithm
+ *  with one, Fidelity::Auto as its FlowForm says. */
+bool uses_flow(AlgorithmId id, Fidelity fidelity, int members);
+
+/** @brief "ring: flow", "hier: message among node leaders", ...: the form each algorithm of `spec` runs on the ranks
+ *  and nodes of `in` (what a run used). */
+std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in);
+
 /** @brief The chunk algorithm `id` pipelines with under `options` (its default when chunk_bytes is 0). */
 std::uint64_t effective_chunk_bytes(AlgorithmId id, const CollectiveOptions& options);
 

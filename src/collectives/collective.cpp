@@ -114,9 +114,17 @@ void CommWorld::send_recv(int self, int to, std::uint64_t send_bytes, int from, 
   exchange(self, {{to, send_bytes}}, {from}, true, channel);
 }
 
+void CommWorld::transferred(int self, int to, std::uint64_t bytes, const sg4::CommPtr& comm) const
+{
+  if (on_transfer_)
+    on_transfer_(self, to, bytes, comm->get_start_time(), comm->get_finish_time());
+}
+
 void CommWorld::send(int self, int to, std::uint64_t bytes, int channel)
 {
-  post_send(self, to, bytes, true, channel)->wait();
+  auto comm = post_send(self, to, bytes, true, channel);
+  comm->wait();
+  transferred(self, to, bytes, comm);
 }
 
 void CommWorld::recv(int self, int from, int channel)
@@ -137,6 +145,8 @@ void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_
   for (const auto& [to, bytes] : sends)
     comms.push_back(post_send(self, to, bytes, overhead, channel));
   sg4::Comm::wait_all(comms);
+  for (std::size_t i = 0; i < sends.size(); ++i)
+    transferred(self, sends[i].first, sends[i].second, comms[from.size() + i]);
   received(static_cast<int>(from.size()));
 }
 
@@ -178,10 +188,7 @@ Group::Group(CommWorld& world)
 
 bool Group::use_flow(AlgorithmId id) const
 {
-  const FlowForm form = entry(id).flow;
-  const Fidelity f = options().fidelity;
-  return form != FlowForm::None && options().stack.ideal() &&
-         (f == Fidelity::Flow || (f == Fidelity::Auto && form == FlowForm::Auto && size() > kFlowAboveRanks));
+  return uses_flow(id, options().fidelity, size());
 }
 
 double Group::ring_max_latency()

@@ -19,6 +19,14 @@ struct TaskRecord {
   double end_s = 0;
 };
 
+/** @brief One link's traffic over a phase. */
+struct LinkUsage {
+  std::string name;
+  double bandwidth_bytes_per_s = 0;
+  std::uint64_t bytes = 0; ///< every transfer that crossed it
+  double busy_s = 0;       ///< time at least one transfer was crossing it (union of the transfers' spans)
+};
+
 /** @brief One phase of a simulation: a set of ranks running `iterations` iterations of the DAG. */
 struct PhaseResult {
   std::vector<std::string> hosts; ///< host of each rank
@@ -28,10 +36,14 @@ struct PhaseResult {
   std::vector<std::uint64_t> bytes_sent;     ///< per rank, all iterations
   std::vector<std::uint64_t> bytes_received; ///< per rank, all iterations
   double duration_s = 0;                     ///< from the phase start to the last task end
+  std::vector<LinkUsage> links;              ///< links that carried traffic, busiest first
 };
 
 /** @brief Called when every rank has finished an iteration: phase name, iteration (0-based), its end time
  *  since the phase start. */
 using ProgressFn = std::function<void(const std::string& phase, unsigned iteration, double end_s)>;
+
+/** @brief Called when rank 0 finishes an aggregation: phase name, aggregations done and in all (every iteration). */
+using AggregationProgressFn = std::function<void(const std::string& phase, std::size_t done, std::size_t total)>;
 
 } // namespace ddlsim::dag

@@ -7,6 +7,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <mutex>
 #include <queue>
 #include <tuple>
+#include <unordered_map>
 
 namespace sg4 = simgrid::s4u;
 
@@ -46,6 +48,7 @@ struct Phase::Impl {
       , iterations_(spec.iterations)
       , reference_speed_(spec.reference_speed)
       , progress_(*spec.progress)
+      , aggregation_progress_(*spec.aggregation_progress)
       , world_(hosts_of(spec.ranks), spec.node_of_rank, spec.options, name_)
       , states_(spec.ranks.size())
       , finished_(spec.iterations, 0)
@@ -65,7 +68,73 @@ struct Phase::Impl {
     if (dag_.comm_policy == dag::CommPolicy::Priority)
       index_priority_dependents();
     collective_.prepare(world_); // outside any actor: may throw ConfigError
+    world_.on_transfer([this](int from, int to, std::uint64_t bytes, double start, double end) {
+      links_.add(world_, from, to, bytes, start, end);
+    });
   }
+
+  /** Where the transfers went: bytes and busy spans per link, from each transfer's route (cached per pair). */
+  class LinkLog {
+  public:
+    void add(const collectives::CommWorld& world, int from, int to, std::uint64_t bytes, double start, double end)
+    {
+      const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
+      auto it = routes_.find(key);
+      if (it == routes_.end()) {
+        std::vector<sg4::Link*> links;
+        double latency = 0;
+        world.host(from)->route_to(world.host(to), links, &latency);
+        std::vector<int> ids;
+        for (auto* l : links) {
+          if (l->get_sharing_policy() == sg4::Link::SharingPolicy::FATPIPE)
+            continue; // a fat pipe (a switch backplane) limits each flow, not their sum: it has no utilisation
+          auto [pos, fresh] = index_.emplace(l, static_cast<int>(links_.size()));
+          if (fresh)
+            links_.push_back({l, 0, {}});
+          ids.push_back(pos->second);
+        }
+        it = routes_.emplace(key, std::move(ids)).first;
+      }
+      for (int id : it->second) {
+        links_[id].bytes += bytes;
+        links_[id].spans.emplace_back(start, end);
+      }
+    }
+    /** Links with traffic, busiest first. */
+    std::vector<dag::LinkUsage> usage()
+    {
+      std::vector<dag::LinkUsage> out;
+      for (auto& l : links_) {
+        std::sort(l.spans.begin(), l.spans.end());
+        double busy = 0, open = -1, close = -1;
+        for (const auto& [s, e] : l.spans) {
+          if (s > close) {
+            busy += close - open;
+            open = s;
+            close = e;
+          } else {
+            close = std::max(close, e);
+          }
+        }
+        busy += close - open;
+        out.push_back({l.link->get_name(), l.link->get_bandwidth(), l.bytes, busy});
+      }
+      std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+        return a.busy_s != b.busy_s ? a.busy_s > b.busy_s : a.name < b.name;
+      });
+      return out;
+    }
+
+  private:
+    struct Entry {
+      sg4::Link* link;
+      std::uint64_t bytes;
+      std::vector<std::pair<double, double>> spans;
+    };
+    std::unordered_map<std::uint64_t, std::vector<int>> routes_;
+    std::unordered_map<sg4::Link*, int> index_;
+    std::vector<Entry> links_;
+  };
 
   /** Runs the phase to completion; must be called from an actor. */
   dag::PhaseResult run()
@@ -97,6 +166,7 @@ struct Phase::Impl {
     for (auto& a : actors)
       a->join();
     result_.duration_s = sg4::Engine::get_clock() - start_;
+    result_.links = links_.usage();
     for (int r = 0; r < world_.size(); ++r) {
       result_.bytes_sent.push_back(world_.bytes_sent(r));
       result_.bytes_received.push_back(world_.bytes_received(r));
@@ -206,6 +276,9 @@ private:
     }
     if (!priority_dependents_.empty())
       note_priority_readiness(rank, it, id);
+    if (rank == 0 && aggregation_progress_ && dag_.tasks[id].kind == dag::TaskKind::Aggregation)
+      aggregation_progress_(name_, ++aggregations_done_,
+                            static_cast<std::size_t>(iterations_) * static_cast<std::size_t>(dag_.aggregations()));
     if (++finished_[it] == world_.size() * dag_.tasks.size() && progress_)
       progress_(name_, static_cast<unsigned>(it), end - start_);
   }
@@ -324,11 +397,14 @@ private:
   unsigned iterations_;
   double reference_speed_;
   const dag::ProgressFn& progress_;
+  const dag::AggregationProgressFn& aggregation_progress_;
+  std::size_t aggregations_done_ = 0; ///< by rank 0
   collectives::CommWorld world_;
   std::vector<std::unique_ptr<collectives::Group>> groups_; ///< one per InOrder communication stream
   std::vector<RankState> states_;
   std::vector<std::size_t> finished_; ///< tasks finished per iteration, all ranks together
   dag::PhaseResult result_;
+  LinkLog links_;
   double start_ = 0;
 
   // Priority policy.

@@ -22,8 +22,9 @@ struct PhaseSpec {
   const collectives::Collective* collective = nullptr;
   collectives::CollectiveOptions options;
   unsigned iterations = 1;
-  double reference_speed = 0;                ///< FLOP/s of the workload's reference GPU
-  const dag::ProgressFn* progress = nullptr; ///< may point to an empty function
+  double reference_speed = 0;                                       ///< FLOP/s of the workload's reference GPU
+  const dag::ProgressFn* progress = nullptr;                        ///< may point to an empty function
+  const dag::AggregationProgressFn* aggregation_progress = nullptr; ///< may point to an empty function
 };
 
 /** @brief A phase, prepared outside any actor (the collective's prepare() may throw ConfigError). */

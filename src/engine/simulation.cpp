@@ -99,7 +99,7 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::Iterat
                    std::vector<int> nodes) {
     return std::make_unique<Phase>(PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes),
                                              impl_->collective.get(), input.collective, input.iterations,
-                                             impl_->reference_speed, &input.progress});
+                                             impl_->reference_speed, &input.progress, &input.aggregation_progress});
   };
   std::unique_ptr<Phase> single;
   if (input.single_gpu_baseline && setup.ranks.size() > 1)

@@ -23,12 +23,13 @@ struct SimulationInput {
   collectives::AlgorithmSpec algorithm;
   collectives::CollectiveOptions collective; ///< algorithm knobs (overhead, reduce cost, servers, ...)
   unsigned iterations = 1;
-  unsigned ranks = 0;                   ///< 0: every GPU host
-  std::vector<std::string> hosts;       ///< explicit rank -> host list (empty: natural order)
-  std::vector<std::string> simgrid_cfg; ///< "key:value" pairs applied after the defaults
-  bool single_gpu_baseline = true;      ///< also simulate one GPU alone (on rank 0's host) first
-  bool dry_run = false;                 ///< load and map only, simulate nothing
-  dag::ProgressFn progress;             ///< may be empty
+  unsigned ranks = 0;                              ///< 0: every GPU host
+  std::vector<std::string> hosts;                  ///< explicit rank -> host list (empty: natural order)
+  std::vector<std::string> simgrid_cfg;            ///< "key:value" pairs applied after the defaults
+  bool single_gpu_baseline = true;                 ///< also simulate one GPU alone (on rank 0's host) first
+  bool dry_run = false;                            ///< load and map only, simulate nothing
+  dag::ProgressFn progress;                        ///< may be empty
+  dag::AggregationProgressFn aggregation_progress; ///< inside long iterations; may be empty
 };
 
 /** @brief Results: the multi-GPU phase, and the single-GPU baseline when asked for. */

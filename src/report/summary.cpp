@@ -5,7 +5,9 @@
 #include "workload/workload.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <numeric>
 
 namespace ddlsim::report {
 
@@ -126,6 +128,99 @@ PhaseSummary summarize_phase(const dag::IterationDag& dag, const dag::PhaseResul
   return s;
 }
 
+namespace {
+
+/** The records of rank 0's last iteration. */
+std::vector<const dag::TaskRecord*> last_iteration_of_rank0(const dag::PhaseResult& phase)
+{
+  std::vector<const dag::TaskRecord*> out;
+  for (const auto& rec : phase.records)
+    if (rec.rank == 0 && rec.iteration == static_cast<int>(phase.iterations) - 1)
+      out.push_back(&rec);
+  return out;
+}
+
+/** Per layer: the times rank 0's GPU took in the last iteration. */
+void add_layers(proto::Report& r, const proto::Workload& w, const dag::IterationDag& dag, const dag::PhaseResult& phase)
+{
+  std::vector<double> forward(w.layers_size(), 0.0), backward(w.layers_size(), 0.0);
+  for (const auto* rec : last_iteration_of_rank0(phase)) {
+    const dag::Task& t = dag.tasks[rec->task];
+    if (t.kind == dag::TaskKind::Forward)
+      forward[t.layer] = rec->end_s - rec->start_s;
+    if (t.kind == dag::TaskKind::Backward)
+      backward[t.layer] = rec->end_s - rec->start_s;
+  }
+  for (int l = 0; l < w.layers_size(); ++l) {
+    auto* layer = r.add_layers();
+    layer->set_name(w.layers(l).name());
+    layer->set_forward_s(forward[l]);
+    layer->set_backward_s(backward[l]);
+    layer->set_gradient_bytes(static_cast<std::uint64_t>(w.layers(l).gradient_bytes()));
+  }
+}
+
+/** Rank 0's aggregations of the last iteration, from that iteration's start; exposed: after its last backward. */
+void add_aggregations(proto::Report& r, const proto::Workload& w, const dag::IterationDag& dag,
+                      const dag::PhaseResult& phase, double iteration_start)
+{
+  const auto records = last_iteration_of_rank0(phase);
+  double backward_end = 0;
+  for (const auto* rec : records)
+    if (dag.tasks[rec->task].kind == dag::TaskKind::Backward)
+      backward_end = std::max(backward_end, rec->end_s);
+  std::vector<const dag::TaskRecord*> aggregations;
+  for (const auto* rec : records)
+    if (dag.tasks[rec->task].kind == dag::TaskKind::Aggregation)
+      aggregations.push_back(rec);
+  std::sort(aggregations.begin(), aggregations.end(), [](const auto* a, const auto* b) {
+    return a->start_s != b->start_s ? a->start_s < b->start_s : a->task < b->task;
+  });
+  for (const auto* rec : aggregations) {
+    const dag::Task& t = dag.tasks[rec->task];
+    auto* a = r.add_aggregations();
+    for (int l : t.layers)
+      a->add_layers(w.layers(l).name());
+    a->set_bytes(t.bytes);
+    a->set_start_s(rec->start_s - iteration_start);
+    a->set_time_s(rec->end_s - rec->start_s);
+    a->set_exposed_s(std::max(0.0, rec->end_s - std::max(rec->start_s, backward_end)));
+  }
+}
+
+/** "node3-nic0" -> "nodeN-nicN": links of one kind share a class. */
+std::string link_class(const std::string& name)
+{
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (std::isdigit(static_cast<unsigned char>(name[i]))) {
+      while (i + 1 < name.size() && std::isdigit(static_cast<unsigned char>(name[i + 1])))
+        ++i;
+      out += 'N';
+    } else {
+      out += name[i];
+    }
+  }
+  return out;
+}
+
+/** Every link with traffic, busiest first, per iteration. */
+void add_links(proto::Report& r, const dag::PhaseResult& phase, double iteration_time)
+{
+  const double n = phase.iterations;
+  for (const auto& l : phase.links) {
+    auto* link = r.add_links();
+    link->set_name(l.name);
+    link->set_link_class(link_class(l.name));
+    link->set_bandwidth_bytes_per_s(l.bandwidth_bytes_per_s);
+    link->set_bytes_per_iteration(static_cast<std::uint64_t>(std::llround(double(l.bytes) / n)));
+    link->set_busy_s_per_iteration(l.busy_s / n);
+    link->set_utilisation(iteration_time > 0 ? double(l.bytes) / n / (l.bandwidth_bytes_per_s * iteration_time) : 0);
+  }
+}
+
+} // namespace
+
 proto::Report build_report(const proto::RunConfig& config, const proto::Workload& workload,
                            const dag::IterationDag& dag, const dag::PhaseResult& multi,
                            const dag::IterationDag& single_dag, const dag::PhaseResult& single)
@@ -166,6 +261,11 @@ proto::Report build_report(const proto::RunConfig& config, const proto::Workload
   r.set_iteration_time_min_s(m.min_s);
   r.set_iteration_time_max_s(m.max_s);
   r.set_measured_iterations(multi.iterations - m.first_measured);
+  add_layers(r, workload, dag, multi);
+  const unsigned n = multi.iterations;
+  add_aggregations(r, workload, dag, multi,
+                   n >= 2 ? std::accumulate(m.iteration_times_s.begin(), m.iteration_times_s.end() - 1, 0.0) : 0.0);
+  add_links(r, multi, m.iteration_time_s);
   return r;
 }
 

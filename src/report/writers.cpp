@@ -98,6 +98,20 @@ void write_console(std::ostream& out, const proto::Report& r)
       format_bytes(double(r.gradient_bytes())) + " (" + std::to_string(r.gradient_bytes()) + " B) in " +
           std::to_string(r.aggregations_per_iteration()) + " allreduces");
   row(out, "bytes sent per iteration, all GPUs", format_bytes(double(r.bytes_sent_per_iteration())));
+  if (r.links_size() > 0) {
+    // The busiest kind of link: the class whose most used link has the highest utilisation.
+    const proto::LinkRecord* top = &r.links(0);
+    int count = 0;
+    for (const auto& l : r.links())
+      if (l.utilisation() > top->utilisation())
+        top = &l;
+    for (const auto& l : r.links())
+      count += l.link_class() == top->link_class() ? 1 : 0;
+    row(out, "busiest link class",
+        top->link_class() + " (" + std::to_string(count) + " link" + (count == 1 ? "" : "s") +
+            "): " + fmt("%.1f %%", 100 * top->utilisation()) + " utilised, busy " +
+            fmt("%.1f %%", t > 0 ? 100 * top->busy_s_per_iteration() / t : 0.0) + " of the iteration");
+  }
   row(out, "simulated time (multi-GPU phase)", format_seconds(r.simulated_time_s()));
 }
 

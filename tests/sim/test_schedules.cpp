@@ -219,3 +219,22 @@ TEST_CASE("schedules by hand: two batches ahead keep a slow loader busy")
   const auto s2 = report::summarize_phase(two.dag, two.multi);
   CHECK(test::relative_error(s2.iteration_times_s[4], 21 * ms) < 1e-9);
 }
+
+TEST_CASE("links: on a star every transfer crosses two links, so they carry twice the bytes sent")
+{
+  // Each route is the sender's link up and the receiver's link down (split duplex): 2 link records per transfer.
+  const auto out = test::run_schedule(star2(), toy(), options(dag::Schedule::Wfbp));
+  std::uint64_t sent = 0, carried = 0;
+  for (auto b : out.multi.bytes_sent)
+    sent += b;
+  for (const auto& l : out.multi.links) {
+    carried += l.bytes;
+    CHECK(l.busy_s <= out.multi.duration_s + 1e-12);
+    CHECK(l.bandwidth_bytes_per_s == 1e9);
+  }
+  CHECK(out.multi.links.size() == 4); // gpu0 and gpu1, up and down
+  CHECK(carried == 2 * sent);
+  // One 1 MB aggregation moves 0.5 MB each way per step for 2 steps: each link is busy for the bandwidth part
+  // and the latency of every transfer over it, 4 aggregations x 2 steps x (0.5 ms + 0.5 ms) per iteration.
+  CHECK(out.multi.links[0].busy_s == Approx(2 * 4 * 2 * 1e-3).epsilon(1e-9));
+}
