@@ -65,6 +65,10 @@ const AlgorithmEntry* find_algorithm(const std::string& name);
 std::string known_algorithms();
 /** @brief "ring, rd, hd, tree, dbtree": the flat ones. */
 std::string flat_algorithms();
+/** @brief True when `spec` runs parameter servers (ps, or hier with ps among the leaders). */
+bool uses_servers(const AlgorithmSpec& spec, const CollectiveOptions& options);
+/** @brief True for the algorithms hier can run among node leaders: the flat ones and ps. */
+bool inter_algorithm_allowed(AlgorithmId id);
 
 /** @brief The chunk algorithm `id` pipelines with under `options` (its default when chunk_bytes is 0). */
 std::uint64_t effective_chunk_bytes(AlgorithmId id, const CollectiveOptions& options);
