@@ -16,6 +16,11 @@ namespace {
 
 const NameTable<collectives::PsSharding> kShardingNames = {{collectives::PsSharding::Split, "split"},
                                                            {collectives::PsSharding::RoundRobin, "round-robin"}};
+const NameTable<collectives::PsUpdate> kPsUpdateNames = {{collectives::PsUpdate::Worker, "worker"},
+                                                         {collectives::PsUpdate::Server, "server"}};
+const NameTable<collectives::Optimizer> kOptimizerNames = {{collectives::Optimizer::Sgd, "sgd"},
+                                                           {collectives::Optimizer::Momentum, "momentum"},
+                                                           {collectives::Optimizer::Adam, "adam"}};
 const NameTable<collectives::Fidelity> kFidelityNames = {{collectives::Fidelity::Auto, "auto"},
                                                          {collectives::Fidelity::Message, "message"},
                                                          {collectives::Fidelity::Flow, "flow"}};
@@ -32,6 +37,8 @@ std::vector<std::string> given_fields(const AggregationCli& a)
   note(a.servers != d.servers, "ps_servers");
   note(!a.ps_hosts.empty(), "ps_hosts");
   note(a.ps_sharding != d.ps_sharding, "ps_sharding");
+  note(a.ps_update != d.ps_update, "ps_update");
+  note(a.optimizer != d.optimizer, "optimizer");
   note(a.inter_algorithm != d.inter_algorithm, "inter_algorithm");
   note(a.chunk != d.chunk, "chunk_bytes");
   note(a.fidelity != d.fidelity, "fidelity");
@@ -41,9 +48,9 @@ std::vector<std::string> given_fields(const AggregationCli& a)
 collectives::AlgorithmId parse_inter_algorithm(const std::string& name)
 {
   const auto* e = collectives::find_algorithm(name);
-  if (e == nullptr || !e->flat)
-    throw ConfigError("--inter-algorithm must be a flat algorithm: " + collectives::flat_algorithms() + " (got '" +
-                      name + "')");
+  if (e == nullptr || !collectives::inter_algorithm_allowed(e->id))
+    throw ConfigError("--inter-algorithm must be a flat algorithm or ps: " + collectives::flat_algorithms() +
+                      " (got '" + name + "')");
   return e->id;
 }
 
@@ -102,12 +109,19 @@ po::options_description aggregation_options(AggregationCli& a)
         "reduction time per byte on the reducing host (e.g. 1.5ns)");
   add_d("chunk-bytes", po::value(&a.chunk)->default_value(a.chunk)->value_name("SIZE"), chunk_help().c_str());
   add_d("inter-algorithm", po::value(&a.inter_algorithm)->default_value(a.inter_algorithm)->value_name("NAME"),
-        ("hier: flat algorithm among node leaders (" + collectives::flat_algorithms() + ")").c_str());
+        ("hier: algorithm among node leaders (" + collectives::flat_algorithms() +
+         ", or ps: leaders push to and pull from parameter servers)")
+            .c_str());
   add_d("servers", po::value(&a.servers)->default_value(a.servers)->value_name("S"), "ps: number of parameter servers");
   add_d("ps-hosts", po::value(&a.ps_hosts)->value_name("H0,H1,..."),
         "ps: hosts of the servers (dedicated or CPU hosts); default: co-located with ranks 0..S-1");
   add_d("ps-sharding", po::value(&a.ps_sharding)->default_value(a.ps_sharding)->value_name("NAME"),
         "ps: split (each tensor in S byte ranges) | round-robin (tensor k on server k mod S)");
+  add_d("ps-update", po::value(&a.ps_update)->default_value(a.ps_update)->value_name("WHERE"),
+        "ps: worker (servers only sum, every worker updates) | server (servers sum and run the update on their "
+        "host, bounded by its memory bandwidth; workers pull the parameters and run no update)");
+  add_d("optimizer", po::value(&a.optimizer)->default_value(a.optimizer)->value_name("NAME"),
+        "ps with --ps-update server: the update the servers run, sgd | momentum | adam (docs/frameworks.md)");
   add_d("fidelity", po::value(&a.fidelity)->default_value(a.fidelity)->value_name("NAME"), fidelity_help().c_str());
   return d;
 }
@@ -126,6 +140,8 @@ Aggregation resolve(const AggregationCli& a)
   o.ps_servers = a.servers;
   o.ps_hosts = parse_host_list(a.ps_hosts, "--ps-hosts");
   o.ps_sharding = parse_name(kShardingNames, a.ps_sharding, "--ps-sharding");
+  o.ps_update = parse_name(kPsUpdateNames, a.ps_update, "--ps-update");
+  o.optimizer = parse_name(kOptimizerNames, a.optimizer, "--optimizer");
   o.fidelity = parse_name(kFidelityNames, a.fidelity, "--fidelity");
   stack::Stack st = stack::load_stack(a.stack); // InputError (exit 1) for a bad profile
   o.stack = st.profile;
@@ -152,6 +168,8 @@ proto::AggregationConfig to_proto(const Aggregation& a)
     c.add_ps_hosts(h);
   c.set_ps_sharding(name_of(kShardingNames, o.ps_sharding));
   c.set_fidelity(name_of(kFidelityNames, o.fidelity));
+  c.set_ps_update(name_of(kPsUpdateNames, o.ps_update));
+  c.set_optimizer(name_of(kOptimizerNames, o.optimizer));
   c.set_stack(o.stack.name);
   c.set_stack_file(o.stack.source);
   return c;

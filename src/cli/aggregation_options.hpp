@@ -22,9 +22,11 @@ struct AggregationCli {
   std::string inter_algorithm =
       collectives::entry(collectives::kDefaultAlgorithm).name; ///< hier: algorithm among node leaders
   int servers = 1;                                             ///< ps: servers
-  std::string ps_hosts;              ///< ps: server hosts, comma separated (default: ranks 0..S-1)
-  std::string ps_sharding = "split"; ///< ps: split | round-robin
-  std::string fidelity = "auto";     ///< auto | message | flow
+  std::string ps_hosts;               ///< ps: server hosts, comma separated (default: ranks 0..S-1)
+  std::string ps_sharding = "split";  ///< ps: split | round-robin
+  std::string ps_update = "worker";   ///< ps: worker (servers only sum) | server (servers sum and update)
+  std::string optimizer = "momentum"; ///< ps with --ps-update server: sgd | momentum | adam
+  std::string fidelity = "auto";      ///< auto | message | flow
 };
 
 /** @brief The resolved algorithm and its knobs. */

@@ -99,7 +99,7 @@ ResolvedRun resolve_run(RunOptions& o)
   r.aggregation = resolve(o.aggregation); // rejects bad aggregation options before any file is read
   if (o.iterations < 1)
     throw ConfigError("--iterations must be >= 1 (got " + std::to_string(o.iterations) + ")");
-  r.schedule = resolve(o.schedule, r.aggregation.algorithm, o.iterations);
+  r.schedule = resolve(o.schedule, r.aggregation.algorithm, r.aggregation.options, o.iterations);
   in.ranks = checked_ranks(o.ranks);
   if ((!o.trace_ranks.empty() || !o.trace_iterations.empty()) && o.trace.empty())
     throw ConfigError("--trace-ranks and --trace-iterations choose what --trace keeps: give --trace too");
@@ -146,6 +146,7 @@ dag::IterationDag single_gpu_dag(const engine::Simulation& sim, const ResolvedRu
   dag::ScheduleOptions o = r.schedule.options;
   o.schedule = dag::Schedule::Wfbp;
   o.comm_streams = 1;
+  o.update_on_server = false; // a GPU alone updates its own parameters
   o.compute_scale = sim.compute_scale();
   return dag::build_dag(r.workload, o);
 }

@@ -2,6 +2,7 @@
 #include "cli/schedule_options.hpp"
 
 #include "cli/options.hpp"
+#include "collectives/algorithm_table.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
 #include "dag/plans.hpp"
@@ -95,7 +96,8 @@ po::options_description schedule_options(ScheduleCli& s)
   return d;
 }
 
-ScheduleChoice resolve(const ScheduleCli& s, const collectives::AlgorithmSpec& algorithm, int iterations)
+ScheduleChoice resolve(const ScheduleCli& s, const collectives::AlgorithmSpec& algorithm,
+                       const collectives::CollectiveOptions& aggregation, int iterations)
 {
   ScheduleChoice c;
   dag::ScheduleOptions& o = c.options;
@@ -118,10 +120,11 @@ ScheduleChoice resolve(const ScheduleCli& s, const collectives::AlgorithmSpec& a
   if (schedule.needs_per_layer_update && o.update != dag::Update::PerLayer)
     throw ConfigError("--schedule " + std::string(schedule.name) +
                       " needs --update per-layer (its gain is the next forward pass starting early)");
-  if (algorithm.uses(collectives::AlgorithmId::Ps) &&
-      (o.comm_streams > 1 || schedule.policy != dag::CommPolicy::InOrder))
-    throw ConfigError("--algorithm ps serves one aggregation at a time: it takes --comm-streams 1 and a schedule "
-                      "other than " +
+  const bool servers = collectives::uses_servers(algorithm, aggregation);
+  o.update_on_server = servers && aggregation.ps_update == collectives::PsUpdate::Server;
+  if (servers && schedule.policy != dag::CommPolicy::InOrder)
+    throw ConfigError("--algorithm ps serves the aggregations in the order every rank launches them: it takes a "
+                      "schedule other than " +
                       std::string(schedule.name));
   // The default warm-up (one iteration) shrinks to fit a shorter run; one the user asks for must fit.
   if (s.warmup < 0 || (s.warmup != ScheduleCli{}.warmup && s.warmup > 0 && s.warmup >= iterations))

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "collectives/algorithm_spec.hpp"
+#include "collectives/options.hpp"
 #include "dag/dag.hpp"
 #include "proto/report.pb.h"
 
@@ -40,7 +41,8 @@ boost::program_options::options_description schedule_options(ScheduleCli& s);
 /** @brief Checks and converts; refuses (ConfigError, one line) a knob the schedule does not read, a schedule that
  *  needs per-layer updates without them, and combinations `algorithm` cannot run (parameter servers serve one
  *  aggregation at a time). `iterations` bounds the warm-up. */
-ScheduleChoice resolve(const ScheduleCli& s, const collectives::AlgorithmSpec& algorithm, int iterations);
+ScheduleChoice resolve(const ScheduleCli& s, const collectives::AlgorithmSpec& algorithm,
+                       const collectives::CollectiveOptions& aggregation, int iterations);
 
 /** @brief The resolved schedule as recorded in reports and --dump-config. */
 proto::ScheduleConfig to_proto(const ScheduleChoice& s);

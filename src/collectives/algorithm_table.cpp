@@ -2,6 +2,7 @@
 #include "collectives/algorithm_table.hpp"
 
 #include "collectives/algorithms.hpp"
+#include "collectives/server_update.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
 
@@ -59,7 +60,11 @@ double ps_s(std::uint64_t bytes, const ClosedFormInput& in)
     throw ConfigError("no closed form for parameter servers sharing hosts with ranks");
   // Round-robin: the whole tensor goes to one server, as if there were one.
   const int servers = in.options.ps_sharding == PsSharding::RoundRobin ? 1 : in.options.ps_servers;
-  return analytical::ps_allreduce_s(in.ranks, servers, bytes, in.hops.server, costs(in.options));
+  double update = 0; // PsUpdate::Server: the slowest server's sum and update of its shard (the largest one)
+  if (in.options.ps_update == PsUpdate::Server && in.ranks > 1)
+    for (const auto& rate : in.options.ps_rates)
+      update = std::max(update, server_update_s(rate, in.ranks, chunk_bytes(bytes, servers, 0), in.options.optimizer));
+  return analytical::ps_allreduce_s(in.ranks, servers, bytes, in.hops.server, costs(in.options)) + update;
 }
 
 double hier_s(std::uint64_t bytes, const ClosedFormInput& in)
@@ -115,6 +120,8 @@ std::unique_ptr<Collective> make(const CollectiveOptions&)
 
 std::unique_ptr<Collective> make_hier(const CollectiveOptions& o)
 {
+  if (o.inter_algorithm == AlgorithmId::Ps) // the node leaders push (TensorFlow's distributed_replicated)
+    return std::make_unique<Hierarchical>(std::make_unique<ParameterServer>(true));
   return std::make_unique<Hierarchical>(entry(o.inter_algorithm).make(o));
 }
 
@@ -151,8 +158,9 @@ const std::vector<AlgorithmEntry> kTable = {
 
 /** The option fields that only some algorithms read, in the order they are checked. */
 const std::vector<std::pair<const char*, Knob>> kKnobFields = {
-    {"ps_servers", kKnobServers},    {"ps_hosts", kKnobServers},  {"ps_sharding", kKnobServers},
-    {"inter_algorithm", kKnobInter}, {"chunk_bytes", kKnobChunk}, {"fidelity", kKnobFidelity}};
+    {"ps_servers", kKnobServers}, {"ps_hosts", kKnobServers},  {"ps_sharding", kKnobServers},
+    {"ps_update", kKnobServers},  {"optimizer", kKnobServers}, {"inter_algorithm", kKnobInter},
+    {"chunk_bytes", kKnobChunk},  {"fidelity", kKnobFidelity}};
 
 unsigned knobs(const AlgorithmEntry& e)
 {
@@ -224,6 +232,16 @@ std::string known_algorithms()
   return out + "or SMALL<=SIZE,LARGE (e.g. rd<=8KiB,hd)";
 }
 
+bool uses_servers(const AlgorithmSpec& spec, const CollectiveOptions& o)
+{
+  return spec.uses(AlgorithmId::Ps) || (spec.uses(AlgorithmId::Hier) && o.inter_algorithm == AlgorithmId::Ps);
+}
+
+bool inter_algorithm_allowed(AlgorithmId id)
+{
+  return entry(id).flat || id == AlgorithmId::Ps;
+}
+
 std::string flat_algorithms()
 {
   std::string out;
@@ -264,14 +282,17 @@ void check_options(const AlgorithmSpec& spec, const CollectiveOptions& o, const 
     throw ConfigError(field("msg_overhead_s") + " must be a finite number of seconds >= 0");
   if (!finite_non_negative(o.reduce_s_per_byte))
     throw ConfigError(field("reduce_s_per_byte") + " must be a finite number of seconds per byte >= 0");
-  if (spec.uses(AlgorithmId::Hier) && !entry(o.inter_algorithm).flat)
-    throw ConfigError(field("inter_algorithm") + " must be a flat algorithm: " + flat_algorithms() + " (got '" +
+  if (spec.uses(AlgorithmId::Hier) && !inter_algorithm_allowed(o.inter_algorithm))
+    throw ConfigError(field("inter_algorithm") + " must be a flat algorithm or ps: " + flat_algorithms() + " (got '" +
                       entry(o.inter_algorithm).name + "')");
   if (o.ps_servers < 1)
     throw ConfigError(field("ps_servers") + " must be >= 1 (got " + std::to_string(o.ps_servers) + ")");
-  if (spec.uses(AlgorithmId::Ps) && !o.ps_hosts.empty() && static_cast<int>(o.ps_hosts.size()) != o.ps_servers)
+  if (uses_servers(spec, o) && !o.ps_hosts.empty() && static_cast<int>(o.ps_hosts.size()) != o.ps_servers)
     throw ConfigError(field("ps_hosts") + " names " + std::to_string(o.ps_hosts.size()) + " hosts but " +
                       field("ps_servers") + " is " + std::to_string(o.ps_servers));
+  if (std::find(given.begin(), given.end(), "optimizer") != given.end() && o.ps_update != PsUpdate::Server)
+    throw ConfigError(field("optimizer") + " has no effect unless " + field("ps_update") +
+                      " is server (workers run the workload's own update time)");
   if (!o.stack.ideal() && o.fidelity == Fidelity::Flow)
     throw ConfigError(field("fidelity") + " flow has no form for the stack '" + o.stack.name +
                       "' (its per-message costs need every message): use message or auto");

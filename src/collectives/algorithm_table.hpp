@@ -65,6 +65,10 @@ const AlgorithmEntry* find_algorithm(const std::string& name);
 std::string known_algorithms();
 /** @brief "ring, rd, hd, tree, dbtree": the flat ones. */
 std::string flat_algorithms();
+/** @brief True when `spec` runs parameter servers (ps, or hier with ps among the leaders). */
+bool uses_servers(const AlgorithmSpec& spec, const CollectiveOptions& options);
+/** @brief True for the algorithms hier can run among node leaders: the flat ones and ps. */
+bool inter_algorithm_allowed(AlgorithmId id);
 
 /** @brief True when algorithm `id` runs its flow-level form on `members` ranks: Fidelity::Flow for any algorithm
  *  with one, Fidelity::Auto as its FlowForm says. */

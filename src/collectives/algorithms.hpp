@@ -58,6 +58,11 @@ public:
       : inter_(std::move(inter))
   {
   }
+  void prepare(CommWorld& world) const override { inter_->prepare(world); }
+  std::vector<simgrid::s4u::ActorPtr> start(CommWorld& world, const std::vector<std::uint64_t>& sequence) const override
+  {
+    return inter_->start(world, sequence);
+  }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
 
 private:
@@ -65,14 +70,23 @@ private:
 };
 
 /** @brief Parameter server: S servers; every worker pushes its shard of each tensor to the servers, a
- *  server aggregates once all P pushes arrived, then every worker pulls. Incast on a server's link is
- *  ordinary link sharing. */
+ *  server aggregates once all P pushes arrived (and, with PsUpdate::Server, runs the update on its host), then
+ *  every worker pulls. Incast on a server's link is ordinary link sharing. Each server serves every aggregation
+ *  lane (communication stream) with its own actor, so concurrent aggregations keep all servers busy. */
 class ParameterServer final : public Collective {
 public:
+  /** `leaders_only`: the workers are the node leaders (hier's inter algorithm), not every rank. */
+  explicit ParameterServer(bool leaders_only = false)
+      : leaders_only_(leaders_only)
+  {
+  }
   void prepare(CommWorld& world) const override;
   std::vector<simgrid::s4u::ActorPtr> start(CommWorld& world,
                                             const std::vector<std::uint64_t>& sequence) const override;
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+
+private:
+  bool leaders_only_;
 };
 
 /** @brief NCCL's ring and trees over the endpoints of `endpoints` (nccl_tuning.hpp), with the link class read from the

@@ -2,6 +2,7 @@
 #include "collectives/collective.hpp"
 
 #include "collectives/algorithm_table.hpp"
+#include "common/error.hpp"
 
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -49,7 +50,7 @@ CommWorld::CommWorld(std::vector<sg4::Host*> ranks, std::vector<int> node_of_ran
     , sent_(hosts_.size(), 0)
     , received_(hosts_.size(), 0)
     , messages_(hosts_.size(), 0)
-    , calls_(hosts_.size(), 0)
+    , calls_(hosts_.size() * kMaxLanes, 0)
 {
   if (node_of_rank_.empty())
     node_of_rank_.assign(hosts_.size(), 0);
@@ -62,8 +63,24 @@ int CommWorld::add_endpoint(sg4::Host* host)
   sent_.push_back(0);
   received_.push_back(0);
   messages_.push_back(0);
-  calls_.push_back(0);
+  calls_.resize(hosts_.size() * kMaxLanes, 0);
   return static_cast<int>(hosts_.size()) - 1;
+}
+
+void CommWorld::set_lane_channels(std::vector<int> channels)
+{
+  if (channels.empty() || channels.size() > std::size_t(kMaxLanes))
+    throw ConfigError(field("comm_streams") + " must be between 1 and " + std::to_string(kMaxLanes) + " (got " +
+                      std::to_string(channels.size()) + ")");
+  lane_channels_ = std::move(channels);
+}
+
+int CommWorld::lane_of_channel(int channel) const
+{
+  for (std::size_t k = 0; k < lane_channels_.size(); ++k)
+    if (lane_channels_[k] == channel)
+      return static_cast<int>(k);
+  return 0;
 }
 
 sg4::Mailbox* CommWorld::mailbox(int src, int dst, int channel)

@@ -55,8 +55,18 @@ public:
   analytical::Hop route(int from, int to) const;
   /** Names of the links the route between two endpoints crosses, in order. */
   std::vector<std::string> route_link_names(int from, int to) const;
-  /** How many allreduce calls `endpoint` made before this one (for per-tensor round-robin placement). */
-  std::uint64_t next_call(int endpoint) { return calls_[endpoint]++; }
+  /** How many allreduce calls `endpoint` made on `lane` before this one (for per-tensor round-robin placement). */
+  std::uint64_t next_call(int endpoint, int lane = 0) { return calls_[endpoint * kMaxLanes + lane]++; }
+
+  /** The channels of the concurrent aggregation lanes (communication streams) of this phase; lane k's aggregations
+   *  are entries k, k + lanes(), ... of the sequence given to Collective::start. Default: one lane, channel 0. */
+  void set_lane_channels(std::vector<int> channels);
+  int lanes() const { return static_cast<int>(lane_channels_.size()); }
+  int lane_channel(int lane) const { return lane_channels_[lane]; }
+  /** The lane whose group uses `channel` (0 for a channel no lane uses). */
+  int lane_of_channel(int channel) const;
+  /** Most lanes a phase may have. */
+  static constexpr int kMaxLanes = 64;
 
   std::uint64_t bytes_sent(int endpoint) const { return sent_[endpoint]; }
   std::uint64_t bytes_received(int endpoint) const { return received_[endpoint]; }
@@ -84,7 +94,8 @@ private:
   std::vector<std::uint64_t> sent_;
   std::vector<std::uint64_t> received_;
   std::vector<std::uint64_t> messages_;
-  std::vector<std::uint64_t> calls_;
+  std::vector<std::uint64_t> calls_; ///< [endpoint * kMaxLanes + lane]
+  std::vector<int> lane_channels_{0};
   TransferFn on_transfer_;
 };
 

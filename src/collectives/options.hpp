@@ -20,6 +20,21 @@ enum class PsSharding {
   RoundRobin ///< tensor k goes whole to server k mod S
 };
 
+/** @brief Where the optimizer update runs with parameter servers. */
+enum class PsUpdate {
+  Worker, ///< servers only sum; every worker updates its own copy (the exact default model)
+  Server  ///< servers sum and update on their host; workers pull parameters and run no update of their own
+};
+
+/** @brief The optimizer a parameter server runs (its per-byte cost: server_update.hpp, docs/frameworks.md). */
+enum class Optimizer { Sgd, Momentum, Adam };
+
+/** @brief What the engine read from the platform about one server's host: compute speed and memory bandwidth. */
+struct ServerRate {
+  double flops = 0;              ///< FLOP/s (the host's speed: catalogue peak)
+  double memory_bytes_per_s = 0; ///< bytes/s (the host's catalogue entry, CPU or GPU)
+};
+
 /** @brief Whether an algorithm moves every message (the reference) or one flow per rank and phase (cheap). */
 enum class Fidelity {
   Auto,    ///< each algorithm's own rule (its FlowForm in the algorithm table)
@@ -78,6 +93,9 @@ struct CollectiveOptions {
   int ps_servers = 1;                              ///< ps: number of servers
   std::vector<std::string> ps_hosts;               ///< ps: server hosts; empty: co-located on ranks 0..S-1
   PsSharding ps_sharding = PsSharding::Split;
+  PsUpdate ps_update = PsUpdate::Worker;     ///< ps: where the update runs
+  Optimizer optimizer = Optimizer::Momentum; ///< ps with PsUpdate::Server: the update's cost per byte
+  std::vector<ServerRate> ps_rates;          ///< ps with PsUpdate::Server: per server (filled by the engine)
   Fidelity fidelity = Fidelity::Auto;
   StackProfile stack; ///< per-message and per-call costs of the communication library (default: ideal)
 };

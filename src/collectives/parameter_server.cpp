@@ -1,6 +1,7 @@
-// Parameter server: workers push shards to S servers, servers aggregate, workers pull.
+// Parameter server: workers push shards to S servers, servers aggregate (and update), workers pull.
 #include "collectives/algorithms.hpp"
 
+#include "collectives/server_update.hpp"
 #include "common/error.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -24,6 +25,49 @@ bool involved(const CollectiveOptions& o, std::uint64_t k, int s)
          k % static_cast<std::uint64_t>(o.ps_servers) == static_cast<std::uint64_t>(s);
 }
 
+/** The endpoints that push: every rank, or the lowest rank of every node (hier's leaders). */
+std::vector<int> pushers(const CommWorld& world, bool leaders_only)
+{
+  std::vector<int> workers;
+  std::vector<int> nodes;
+  for (int w = 0; w < world.size(); ++w) {
+    bool seen = false;
+    for (int n : nodes)
+      seen = seen || n == world.node(w);
+    if (leaders_only && seen)
+      continue;
+    nodes.push_back(world.node(w));
+    workers.push_back(w);
+  }
+  return workers;
+}
+
+/** One server's part of the aggregations of one lane: entries lane, lane + lanes, ... of `sequence`. */
+void serve(CommWorld& world, const std::vector<std::uint64_t>& sequence, int s, int lane,
+           const std::vector<int>& workers)
+{
+  const auto& o = world.options();
+  const int me = world.size() + s;
+  const int channel = world.lane_channel(lane);
+  const int n = static_cast<int>(workers.size());
+  for (std::size_t k = static_cast<std::size_t>(lane); k < sequence.size(); k += std::size_t(world.lanes())) {
+    if (!involved(o, k, s))
+      continue;
+    const std::uint64_t bytes = shard(o, k, sequence[k], s);
+    world.exchange(me, {}, workers, true, channel); // every worker's push
+    world.reduce(me, bytes * static_cast<std::uint64_t>(n));
+    if (o.ps_update == PsUpdate::Server) { // sum and update as work on the server's host (shared by its actors)
+      const double t = server_update_s(o.ps_rates[s], n, bytes, o.optimizer);
+      if (t > 0)
+        sg4::this_actor::execute(t * world.host(me)->get_speed());
+    }
+    std::vector<std::pair<int, std::uint64_t>> pulls;
+    for (int w : workers)
+      pulls.emplace_back(w, bytes);
+    world.exchange(me, pulls, {}, true, channel);
+  }
+}
+
 } // namespace
 
 void ParameterServer::prepare(CommWorld& world) const
@@ -31,6 +75,10 @@ void ParameterServer::prepare(CommWorld& world) const
   if (world.size() <= 1)
     return; // a single GPU needs no aggregation
   const auto& o = world.options();
+  if (o.ps_update == PsUpdate::Server && static_cast<int>(o.ps_rates.size()) != o.ps_servers)
+    throw ConfigError(field("ps_update") +
+                      " server needs each server host's speed and memory bandwidth, which only a training run "
+                      "reads (ddlsim run)");
   for (int s = 0; s < o.ps_servers; ++s) {
     sg4::Host* host = nullptr;
     if (o.ps_hosts.empty()) {
@@ -54,27 +102,14 @@ std::vector<sg4::ActorPtr> ParameterServer::start(CommWorld& world, const std::v
   if (world.size() <= 1)
     return servers;
   const auto& o = world.options();
-  const int p = world.size();
-  for (int s = 0; s < o.ps_servers; ++s) {
-    const int me = p + s;
-    servers.push_back(sg4::Actor::create("ps-server" + std::to_string(s), world.host(me), [&world, sequence, s, me, p] {
-      const auto& o = world.options();
-      std::vector<int> workers;
-      for (int w = 0; w < p; ++w)
-        workers.push_back(w);
-      for (std::size_t k = 0; k < sequence.size(); ++k) {
-        if (!involved(o, k, s))
-          continue;
-        const std::uint64_t bytes = shard(o, k, sequence[k], s);
-        world.exchange(me, {}, workers); // every worker's push
-        world.reduce(me, bytes * static_cast<std::uint64_t>(p));
-        std::vector<std::pair<int, std::uint64_t>> pulls;
-        for (int w : workers)
-          pulls.emplace_back(w, bytes);
-        world.exchange(me, pulls, {});
-      }
-    }));
-  }
+  const std::vector<int> workers = pushers(world, leaders_only_);
+  if (workers.size() <= 1)
+    return servers; // one node under hier: its leader calls no inter-node aggregation
+  for (int s = 0; s < o.ps_servers; ++s)
+    for (int lane = 0; lane < world.lanes(); ++lane)
+      servers.push_back(sg4::Actor::create(
+          "ps-server" + std::to_string(s) + "-lane" + std::to_string(lane), world.host(world.size() + s),
+          [&world, sequence, s, lane, workers] { serve(world, sequence, s, lane, workers); }));
   return servers;
 }
 
@@ -85,7 +120,8 @@ void ParameterServer::allreduce(Group& g, int self, std::uint64_t bytes) const
   CommWorld& world = g.world();
   const auto& o = world.options();
   const int me = g.endpoint(self);
-  const std::uint64_t k = world.next_call(me);
+  const int lane = world.lane_of_channel(g.channel());
+  const std::uint64_t k = std::uint64_t(lane) + std::uint64_t(world.lanes()) * world.next_call(me, lane);
   std::vector<std::pair<int, std::uint64_t>> pushes;
   std::vector<int> pulls;
   for (int s = 0; s < o.ps_servers; ++s) {
@@ -94,7 +130,7 @@ void ParameterServer::allreduce(Group& g, int self, std::uint64_t bytes) const
     pushes.emplace_back(world.size() + s, shard(o, k, bytes, s));
     pulls.push_back(world.size() + s);
   }
-  world.exchange(me, pushes, pulls);
+  world.exchange(me, pushes, pulls, true, g.channel());
 }
 
 } // namespace ddlsim::collectives

@@ -219,12 +219,13 @@ IterationDag build_dag(const proto::Workload& w, const ScheduleOptions& o)
   for (const auto& l : w.layers())
     total_bytes += double(l.gradient_bytes());
   std::vector<int> updates(layers, -1);
+  const double update_s = o.update_on_server ? 0.0 : w.update_s(); // the servers update, the workers pull
   if (o.update == Update::PerLayer)
     for (int l = 0; l < layers; ++l)
       if (!aggregations_of[l].empty()) // the optimizer's work is proportional to the layer's parameters
-        updates[l] = b.add(TaskKind::Update, Stream::Compute, l,
-                           w.update_s() * double(w.layers(l).gradient_bytes()) / total_bytes,
-                           "update:" + w.layers(l).name(), aggregations_of[l]);
+        updates[l] =
+            b.add(TaskKind::Update, Stream::Compute, l, update_s * double(w.layers(l).gradient_bytes()) / total_bytes,
+                  "update:" + w.layers(l).name(), aggregations_of[l]);
   for (int l = 0; l < layers; ++l) {
     if (updates[l] >= 0)
       b.place(updates[l], 1); // iteration i's update runs just before iteration i + 1's forward of its layer
@@ -238,7 +239,7 @@ IterationDag build_dag(const proto::Workload& w, const ScheduleOptions& o)
         schedule.policy == CommPolicy::InOrder ? std::size_t(b.dag().comm_streams) : aggregations.size();
     for (std::size_t k = aggregations.size() > keep ? aggregations.size() - keep : 0; k < aggregations.size(); ++k)
       last.push_back(aggregations[k]);
-    b.place(b.add(TaskKind::Update, Stream::Compute, -1, w.update_s(), "update", last));
+    b.place(b.add(TaskKind::Update, Stream::Compute, -1, update_s, "update", last));
   }
   for (int id : aggregations)
     b.place(id);

@@ -113,6 +113,8 @@ struct ScheduleOptions {
   std::uint64_t first_bucket_bytes = 1ull << 20; ///< buckets: the first bucket's cap (DDP: 1 MiB)
   std::uint64_t partition_bytes = 4000000;       ///< priority: partition (ByteScheduler: 1e6 FP32 parameters)
   std::uint64_t credit_bytes = 16000000;         ///< priority: credit (ByteScheduler: 4e6 FP32 parameters)
+  /** Parameter servers run the update (PsUpdate::Server): the workers' update tasks take no time. */
+  bool update_on_server = false;
   /** Backward time on the ranks' GPU per second on the workload's reference GPU (plans that read times). */
   double compute_scale = 1;
   /** mgwfbp: closed-form time of one aggregation of that many bytes on the platform (required for mgwfbp). */

@@ -63,8 +63,12 @@ struct Phase::Impl {
     result_.iterations = iterations_;
     result_.records.reserve(spec.ranks.size() * iterations_ * tasks);
     const int groups = dag_.comm_policy == dag::CommPolicy::InOrder ? dag_.comm_streams : 0;
-    for (int k = 0; k < std::max(groups, 1); ++k)
+    std::vector<int> channels;
+    for (int k = 0; k < std::max(groups, 1); ++k) {
       groups_.push_back(std::make_unique<collectives::Group>(world_, all_ranks(), kChannelStride * k));
+      channels.push_back(kChannelStride * k);
+    }
+    world_.set_lane_channels(channels); // parameter servers serve every lane with its own actor
     if (dag_.comm_policy == dag::CommPolicy::Priority)
       index_priority_dependents();
     collective_.prepare(world_); // outside any actor: may throw ConfigError

@@ -7,9 +7,13 @@
 #include "common/strings.hpp"
 #include "engine/phase.hpp"
 #include "engine/setup.hpp"
+#include "hardware/cpu_catalog.hpp"
 #include "hardware/gpu_catalog.hpp"
 
+#include <cmath>
+
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Host.hpp>
 
 namespace sg4 = simgrid::s4u;
 
@@ -27,6 +31,50 @@ void check_record_count(const SimulationInput& input, std::size_t ranks, const d
                       " ranks x " + std::to_string(dag.tasks.size()) + " tasks = " + format_double(records) +
                       " task records, more than the " + format_double(kMaxTaskRecords) +
                       " this machine's memory allows (about 40 bytes each): use fewer iterations");
+}
+
+/** The speed and memory bandwidth of a parameter server's host, from its catalogue entry (prop cpu or gpu). */
+collectives::ServerRate server_rate(const sg4::Host& host)
+{
+  const std::string name = host.get_name();
+  // A host without speed never gets here: the platform check refuses it (speed must be > 0).
+  collectives::ServerRate rate{host.get_speed(), 0};
+  if (const char* cpu = host.get_property("cpu")) {
+    const auto* spec = platform::find_cpu(cpu);
+    if (spec == nullptr)
+      throw ConfigError(field("ps_hosts") + ": host '" + name + "' names CPU '" + cpu +
+                        "', which is not in the CPU catalogue (" + platform::known_cpus() + ")");
+    if (std::abs(host.get_speed() - spec->peak_fp32_flops()) > 1e-9 * spec->peak_fp32_flops())
+      throw ConfigError(field("ps_hosts") + ": host '" + name + "' has speed " + format_double(host.get_speed()) +
+                        " FLOP/s but its CPU '" + cpu + "' peaks at " + format_double(spec->peak_fp32_flops()));
+    rate.memory_bytes_per_s = spec->memory_bytes_per_s;
+  } else if (const char* gpu = host.get_property("gpu")) {
+    if (const auto* spec = platform::find_gpu(gpu))
+      rate.memory_bytes_per_s = spec->memory_bytes_per_s;
+  }
+  if (!(rate.memory_bytes_per_s > 0))
+    throw ConfigError(field("ps_hosts") + ": host '" + name +
+                      "' names no catalogued CPU or GPU (property cpu or gpu), so a parameter server there has no "
+                      "memory bandwidth");
+  return rate;
+}
+
+/** Fills the servers' rates when parameter servers run the update (hosts prepare() will refuse are skipped). */
+void resolve_server_rates(collectives::CollectiveOptions& o, const std::vector<platform::GpuHost>& ranks)
+{
+  if (o.ps_update != collectives::PsUpdate::Server)
+    return;
+  o.ps_rates.clear();
+  for (int s = 0; s < o.ps_servers; ++s) {
+    const sg4::Host* host = nullptr;
+    if (o.ps_hosts.empty())
+      host = s < static_cast<int>(ranks.size()) ? ranks[s].host : nullptr;
+    else
+      host = sg4::Host::by_name_or_null(o.ps_hosts[s]);
+    if (host == nullptr)
+      return;
+    o.ps_rates.push_back(server_rate(*host));
+  }
 }
 
 double reference_speed(const std::string& gpu)
@@ -56,9 +104,10 @@ Simulation::Simulation(const SimulationInput& in)
   if (input.iterations == 0)
     throw ConfigError(field("iterations") + " must be >= 1 (got 0)");
   impl_->reference_speed = reference_speed(input.reference_gpu);
-  impl_->collective = collectives::make_collective(input.algorithm, input.collective);
   impl_->setup = open_platform({input.platform_file, input.cluster, input.ranks, input.hosts, input.simgrid_cfg});
   const Setup& s = impl_->setup;
+  resolve_server_rates(impl_->input.collective, s.ranks);
+  impl_->collective = collectives::make_collective(input.algorithm, input.collective);
   collectives::CommWorld probe(hosts_of(s.ranks), s.node_of_rank, input.collective, "probe");
   impl_->collective->prepare(probe); // adds the servers, whose routes the closed forms read; may throw
   impl_->closed_form = closed_form_input(probe, s.node_of_rank, input.collective);

@@ -1,6 +1,7 @@
 // Builds a generated cluster in memory with the SimGrid C++ API (no XML, no per-node-pair routes).
 #include "platform/cluster_builder.hpp"
 
+#include "hardware/cpu_catalog.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "hardware/link_catalog.hpp"
 
@@ -38,8 +39,8 @@ std::pair<sg4::NetZone*, NetPoint*> build_node(const ClusterSpec& s, const NodeL
     host->set_property("gpu", s.gpu);
     points.push_back(host->seal()->get_netpoint());
   }
-  auto* cpu = zone->create_host(cpu_host_name(node), kCpuHostSpeed_flops);
-  cpu->set_property("cpu", "assumed 2 x Xeon E5-2698 v4");
+  auto* cpu = zone->create_host(cpu_host_name(node), default_cpu().peak_fp32_flops());
+  cpu->set_property("cpu", default_cpu().name);
   points.push_back(cpu->seal()->get_netpoint());
   points.push_back(zone->create_router(gateway_name(node)));
 

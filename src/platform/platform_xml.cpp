@@ -2,6 +2,7 @@
 #include "platform/platform_xml.hpp"
 
 #include "common/error.hpp"
+#include "hardware/cpu_catalog.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "hardware/link_catalog.hpp"
 
@@ -66,9 +67,11 @@ void write_comment(std::ostringstream& x, const ClusterSpec& s, const NodeLayout
     << diagram(s, layout) << "\n  Layout: " << layout.description
     << "\n\n  Sources of every number (platforms/README.md):\n"
     << "  - GPU speed " << format_number(gpu.peak_fp32_flops / 1e12) << " TFLOP/s: " << gpu.source << ".\n"
-    << "  - CPU host speed " << format_number(kCpuHostSpeed_flops / 1e12)
-    << " TFLOP/s: ASSUMED for every node, theoretical FP32 peak of 2 x Xeon E5-2698 v4 (the DGX-1's CPUs);\n"
-    << "    ddlsim places no compute on CPU hosts yet.\n";
+    << "  - CPU host " << default_cpu().name << " (CPU catalogue, src/hardware/cpu_catalog.cpp), ASSUMED for every\n"
+    << "    node (the DGX-1's CPUs): speed " << format_number(default_cpu().peak_fp32_flops() / 1e12)
+    << " TFLOP/s theoretical FP32 peak, memory " << format_number(default_cpu().memory_bytes_per_s / 1e9)
+    << " GB/s; parameter servers on it\n"
+    << "    compute the update (docs/frameworks.md).\n";
   for (const auto& c : link_catalog())
     if (classes.count(c.name))
       x << "  - " << c.name << " " << format_number(c.bandwidth_bytes_per_s / 1e9) << " GB/s: " << c.bandwidth_source
@@ -101,8 +104,9 @@ void write_node_zone(std::ostringstream& x, const ClusterSpec& s, const NodeLayo
   for (int i = 0; i < s.gpus_per_node; ++i)
     x << in << "<host id=\"" << gpu_host_name(node, i) << "\" speed=\"" << format_number(gpu_speed / 1e12)
       << "Tf\"><prop id=\"gpu\" value=\"" << s.gpu << "\"/></host>\n";
-  x << in << "<host id=\"" << cpu_host_name(node) << "\" speed=\"" << format_number(kCpuHostSpeed_flops / 1e12)
-    << "Tf\"><prop id=\"cpu\" value=\"assumed 2 x Xeon E5-2698 v4\"/></host>\n";
+  x << in << "<host id=\"" << cpu_host_name(node) << "\" speed=\""
+    << format_number(default_cpu().peak_fp32_flops() / 1e12) << "Tf\"><prop id=\"cpu\" value=\"" << default_cpu().name
+    << "\"/></host>\n";
   x << in << "<router id=\"" << gateway_name(node) << "\"/>\n";
   for (const auto& l : layout.links)
     link(x, in, prefix + l.name, l.bandwidth_bytes_per_s, l.latency_s);

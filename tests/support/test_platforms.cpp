@@ -54,8 +54,14 @@ std::string write_star_platform(const StarSpec& spec)
   for (int i = 0; i < spec.hosts; ++i)
     x << "    <host id=\"gpu" << i << "\" speed=\"" << spec.speed_flops << "f\"><prop id=\"gpu\" value=\"" << spec.gpu
       << "\"/></host>\n";
-  for (int i = 0; i < spec.extra_hosts; ++i)
-    x << "    <host id=\"srv" << i << "\" speed=\"" << spec.speed_flops << "f\"/>\n";
+  for (int i = 0; i < spec.extra_hosts; ++i) {
+    x << "    <host id=\"srv" << i << "\" speed=\""
+      << (spec.server_speed_flops >= 0 ? spec.server_speed_flops : spec.speed_flops) << "f\"";
+    if (spec.server_cpu.empty())
+      x << "/>\n";
+    else
+      x << "><prop id=\"cpu\" value=\"" << spec.server_cpu << "\"/></host>\n";
+  }
   std::vector<std::string> names;
   for (int i = 0; i < spec.hosts; ++i)
     names.push_back("gpu" + std::to_string(i));
