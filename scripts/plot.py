@@ -74,11 +74,30 @@ def series_columns(path, keys, rows, given, exclude):
     return [k for k in keys if k not in exclude and len({r[k] for r in rows}) > 1]
 
 
+def short(value):
+    """A file's name without its directory and extension (series labels stay short)."""
+    return os.path.splitext(os.path.basename(value))[0] if "/" in value else value
+
+
+def label(row, columns, separator=", "):
+    return separator.join(f"{c.replace('cluster.', '')}={short(row[c])}" for c in columns)
+
+
+def sort_key(row, columns):
+    """Numbers as numbers, then text: the order a grid was given in, for ranks 2, 4, 16."""
+    key = []
+    for c in columns:
+        try:
+            key.append((0, float(row[c]), ""))
+        except ValueError:
+            key.append((1, 0.0, row[c]))
+    return key
+
+
 def group(rows, columns):
     groups = {}
     for r in rows:
-        label = ", ".join(f"{c}={r[c]}" for c in columns) or "all runs"
-        groups.setdefault(label, []).append(r)
+        groups.setdefault(label(r, columns) or "all runs", []).append(r)
     return groups
 
 
@@ -103,7 +122,9 @@ def plot_scaling(plt, path, series, title):
     eff.set_ylim(0, 105)
     thr.set_ylabel("throughput (samples/s)")
     thr.plot(all_gpus, [0] * len(all_gpus), alpha=0)  # keeps 0 in view
-    eff.legend(fontsize=8)
+    handles, labels = eff.get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=min(3, max(1, len(labels))),
+               bbox_to_anchor=(0.5, -0.02 - 0.045 * ((len(labels) + 2) // 3)))
     fig.suptitle(title or f"scaling ({os.path.basename(path)})")
     return fig
 
@@ -144,9 +165,10 @@ def plot_breakdown(plt, path, series, title):
     for column, _ in BREAKDOWN:
         if column not in header:
             raise Failure(1, f"{path}: no '{column}' column; not a 'ddlsim sweep' CSV")
-    columns = series_columns(path, keys, rows, series, set()) if series else [k for k in keys]
-    labels = ["\n".join(f"{c}={r[c]}" for c in columns) or f"row {i + 1}" for i, r in enumerate(rows)]
-    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(rows) + 2), 4.8))
+    columns = series_columns(path, keys, rows, series, set())
+    rows = sorted(rows, key=lambda r: sort_key(r, columns))
+    labels = ["\n".join(short(r[c]) for c in columns) or f"row {i + 1}" for i, r in enumerate(rows)]
+    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(rows) + 2), 4.8))
     bottom = [0.0] * len(rows)
     for column, name in BREAKDOWN:
         values = [1e3 * number(path, r, column) for r in rows]
@@ -156,8 +178,10 @@ def plot_breakdown(plt, path, series, title):
         bottom = [b + v for b, v in zip(bottom, values)]
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels(labels, fontsize=7)
+    ax.set_xlabel(" / ".join(c.replace("cluster.", "") for c in columns))
     ax.set_ylabel("time per iteration (ms)")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    handles, names = ax.get_legend_handles_labels()  # top of the stack first, as the bars read
+    ax.legend(handles[::-1], names[::-1], fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.grid(True, axis="y", alpha=0.3)
     fig.suptitle(title or f"where one iteration's time goes ({os.path.basename(path)})")
     return fig

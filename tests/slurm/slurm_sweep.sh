@@ -98,7 +98,8 @@ for _ in $(seq 1 180); do
   [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
   sleep 1
 done
-[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && echo "slurm: job $job finished" || fail "job $job still queued after 180 s"
+[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] || fail "job $job still queued after 180 s"
+echo "slurm: job $job finished"
 "$ddlsim" sweep --collect "$out" --csv "$tmp/merged.csv" || fail "--collect: see $out/task-*.log"
 "$ddlsim" sweep "${grid[@]}" --csv "$tmp/local.csv" -q || fail "the local sweep failed"
 rows=$(($(wc -l <"$tmp/merged.csv") - 1))
