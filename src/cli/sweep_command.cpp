@@ -378,6 +378,12 @@ public:
       err_ << "ddlsim: sweep: " << line << "\n" << std::flush;
     }
   }
+  /** The empty bar, on a terminal only (elsewhere the first line comes after the first runs). */
+  void start()
+  {
+    if (tty_)
+      update(0, 0, true);
+  }
   double wall_s() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
 
 private:
@@ -558,7 +564,7 @@ void run_sweep(const SweepSpec& spec, std::ostream& out, std::ostream& err)
   }, old_term{};
   ::sigaction(SIGINT, &action, &old_int);
   ::sigaction(SIGTERM, &action, &old_term);
-  progress.update(0, 0, true);
+  progress.start();
   while ((next < todo.size() && !g_interrupted) || !running.empty()) {
     while (!g_interrupted && next < todo.size() && running.size() < std::size_t(spec.jobs)) {
       const SweepPoint& p = todo[next];
