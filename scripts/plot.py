@@ -20,6 +20,11 @@ BREAKDOWN = [("io_s", "data loading (I/O)"), ("h2d_s", "host-to-device copy"), (
              ("exposed_communication_s", "communication not hidden")]
 
 
+# Series differ by marker and line as well as colour: overlapping lines stay visible.
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+LINES = ["-", "--", ":", "-."]
+
+
 class Failure(Exception):
     def __init__(self, code, message):
         super().__init__(message)
@@ -105,12 +110,13 @@ def plot_scaling(plt, path, series, title):
     _, rows, keys = read_table(path, "gpus")
     columns = series_columns(path, keys, rows, series, GPU_KEYS)
     fig, (eff, thr) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for label, members in group(rows, columns).items():
+    for k, (label, members) in enumerate(group(rows, columns).items()):
         points = sorted((number(path, r, "gpus"), number(path, r, "scaling_efficiency_fraction"),
                          number(path, r, "throughput_samples_per_s")) for r in members)
         gpus = [p[0] for p in points]
-        eff.plot(gpus, [100 * p[1] for p in points], marker="o", label=label)
-        thr.plot(gpus, [p[2] for p in points], marker="o", label=label)
+        style = {"marker": MARKERS[k % len(MARKERS)], "linestyle": LINES[k // len(MARKERS) % len(LINES)]}
+        eff.plot(gpus, [100 * p[1] for p in points], label=label, **style)
+        thr.plot(gpus, [p[2] for p in points], label=label, **style)
     all_gpus = sorted({number(path, r, "gpus") for r in rows})
     for ax in (eff, thr):
         ax.set_xscale("log", base=2)
@@ -120,8 +126,8 @@ def plot_scaling(plt, path, series, title):
         ax.grid(True, alpha=0.3)
     eff.set_ylabel("scaling efficiency (%)")
     eff.set_ylim(0, 105)
-    thr.set_ylabel("throughput (samples/s)")
-    thr.plot(all_gpus, [0] * len(all_gpus), alpha=0)  # keeps 0 in view
+    thr.set_ylabel("throughput (samples/s, log scale)")
+    thr.set_yscale("log")
     handles, labels = eff.get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=min(3, max(1, len(labels))),
                bbox_to_anchor=(0.5, -0.02 - 0.045 * ((len(labels) + 2) // 3)))

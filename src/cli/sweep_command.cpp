@@ -27,6 +27,7 @@
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -253,6 +254,8 @@ extern "C" void on_interrupt(int signal)
 {
   g_interrupted = signal;
 }
+
+extern "C" void on_tick(int) {} // SIGALRM once a second: waitpid returns, the progress line is redrawn
 
 /** The running ddlsim binary (a sweep runs itself once per point). */
 std::string self_exe()
@@ -561,9 +564,16 @@ void run_sweep(const SweepSpec& spec, std::ostream& out, std::ostream& err)
   struct sigaction action {};
   action.sa_handler = on_interrupt; // no SA_RESTART: waitpid returns on a signal
   struct sigaction old_int {
-  }, old_term{};
+  }, old_term{}, old_alarm{};
   ::sigaction(SIGINT, &action, &old_int);
   ::sigaction(SIGTERM, &action, &old_term);
+  struct sigaction tick {};
+  tick.sa_handler = on_tick;
+  ::sigaction(SIGALRM, &tick, &old_alarm);
+  struct itimerval second {};
+  second.it_interval.tv_sec = second.it_value.tv_sec = 1;
+  if (!spec.quiet) // a long run (45 s at 1,024 GPUs) is not silent: elapsed time goes on
+    ::setitimer(ITIMER_REAL, &second, nullptr);
   progress.start();
   while ((next < todo.size() && !g_interrupted) || !running.empty()) {
     while (!g_interrupted && next < todo.size() && running.size() < std::size_t(spec.jobs)) {
@@ -581,6 +591,10 @@ void run_sweep(const SweepSpec& spec, std::ostream& out, std::ostream& err)
     int status = 0;
     const pid_t pid = ::waitpid(-1, &status, 0);
     if (pid < 0) {
+      if (errno == EINTR && !g_interrupted) {
+        progress.update(done, failed);
+        continue;
+      }
       if (errno == EINTR) {
         for (const auto& r : running) // stop the runs in flight; their points stay to do
           ::kill(r.first, SIGTERM);
@@ -622,6 +636,10 @@ void run_sweep(const SweepSpec& spec, std::ostream& out, std::ostream& err)
     std::remove(r.err.c_str());
     progress.update(done, failed);
   }
+  const struct itimerval off {
+  };
+  ::setitimer(ITIMER_REAL, &off, nullptr);
+  ::sigaction(SIGALRM, &old_alarm, nullptr);
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);
   progress.update(done, failed, true, true);

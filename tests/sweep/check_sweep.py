@@ -17,6 +17,7 @@ import time
 ddlsim, build = sys.argv[1], sys.argv[2]
 work = os.path.join(build, "sweep-check")
 os.makedirs(work, exist_ok=True)
+os.environ["TMPDIR"] = work  # the killed sweep's temporary directory stays in the build tree
 CLUSTER = "nodes=1|2|4,gpus-per-node=2,gpu=P40,intra=pcie,inter=10gbe"
 GRID = ["--cluster", CLUSTER, "--schedule", "wfbp,sequential", "--model", "alexnet", "--batch", "16,32",
         "--iterations", "2"]
