@@ -149,3 +149,22 @@ header4, rows4 = rows_of(p.stdout)
 if header4 != header or sorted(rows4) != sorted(rows):
     fail("--csv - does not write the same table on standard output")
 print("--csv - writes the same 12 rows on standard output")
+
+# 5. --collective: one row per size of each run, equal to `ddlsim collective --csv` run alone
+path6 = fresh(os.path.join(work, "collective.csv"))
+base = ["--platform", "platforms/p40-4x4-ib56.xml", "--ranks", "8", "--sizes", "1KiB:1MiB", "--factor", "32"]
+p = subprocess.run([ddlsim, "sweep", "--collective", *base, "--algorithm", "ring|rd<=8KiB,hd", "--csv", path6, "-q"],
+                   capture_output=True, text=True)
+if p.returncode != 0:
+    fail(f"sweep --collective: exit {p.returncode}: {p.stderr.strip()}")
+header6, rows6 = read(path6)
+expected = []
+for algorithm in ("ring", "rd<=8KiB,hd"):
+    single = os.path.join(work, "single-collective.csv")
+    subprocess.run([ddlsim, "collective", *base, "--algorithm", algorithm, "--csv", single, "-q"], check=True,
+                   capture_output=True)
+    single_header, single_rows = read(single)
+    expected += [[algorithm, *r] for r in single_rows]
+if header6 != ["algorithm", *single_header] or sorted(rows6) != sorted(expected) or len(rows6) != 6:
+    fail(f"sweep --collective: {header6} {rows6} differ from the single runs' {expected}")
+print("--collective: 2 algorithms x 3 sizes, the rows of the single collective runs")
