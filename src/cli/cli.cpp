@@ -30,6 +30,8 @@ Commands:
   collective time one allreduce algorithm over a range of message sizes (like nccl-tests / OSU)
   workload   generate a layer-wise workload file from the model zoo and a calibration point
   platform   generate a cluster platform file (nodes x GPUs over PCIe/NVLink, Ethernet/InfiniBand)
+  sweep      run a grid of runs (lists of option values) into a CSV, locally (--jobs) or as a Slurm job array
+  plot       draw scaling, collective or breakdown charts (SVG, PNG) from a sweep or collective CSV
 
 Run 'ddlsim <command> --help' for a command's options.
 )";
@@ -173,9 +175,13 @@ void run_subcommand(const std::vector<std::string>& args, std::ostream& out, std
     workload_command(rest, out);
   } else if (command == "platform") {
     platform_command(rest, out);
+  } else if (command == "sweep") {
+    sweep_command(rest, out, err);
+  } else if (command == "plot") {
+    plot_command(rest, out);
   } else {
     throw ConfigError("unknown command '" + command +
-                      "' (commands: run, collective, workload, platform; try 'ddlsim --help')");
+                      "' (commands: run, collective, workload, platform, sweep, plot; try 'ddlsim --help')");
   }
 }
 
