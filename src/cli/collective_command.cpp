@@ -8,10 +8,12 @@
 #include "common/output_file.hpp"
 #include "common/strings.hpp"
 #include "engine/sweep.hpp"
+#include "platform/cluster_spec.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 namespace po = boost::program_options;
@@ -20,7 +22,8 @@ namespace ddlsim::cli {
 namespace {
 
 const char* const kCollectiveUsage =
-    R"(Usage: ddlsim collective --platform FILE.xml [--algorithm NAME] [--ranks N] [--sizes MIN:MAX] [options]
+    R"(Usage: ddlsim collective --platform FILE.xml | --cluster KEY=VALUE,... [--algorithm NAME] [--ranks N]
+                         [--sizes MIN:MAX | -b MIN -e MAX] [--factor F | -f F] [options]
 
 Times one allreduce of each message size on the chosen ranks (all ranks start together), the way
 nccl-tests and the OSU micro-benchmarks do on real clusters, and prints beside it the closed-form
@@ -30,6 +33,9 @@ the measurement and the relative error.)";
 
 struct CollectiveOptionsCli {
   std::string platform;
+  std::string cluster;
+  std::string minbytes, maxbytes; ///< nccl-tests' -b / -e
+  double stepfactor = 0;          ///< nccl-tests' -f (0: not given)
   int ranks = 0;
   std::string hosts;
   AggregationCli aggregation;
@@ -45,14 +51,25 @@ struct CollectiveOptionsCli {
 /** At most this many sizes in one sweep, from --sizes or from a --compare log (docs/limits.md). */
 constexpr std::size_t kMaxSizes = 1000;
 
+/** A size with ddlsim's units (parse_bytes) or nccl-tests' one-letter suffixes K, M, G (binary: 128M = 128 MiB, as
+ *  nccl-tests' parsesize in src/common.cu reads them, also lower case). A unit is required except for 0. */
+std::uint64_t parse_size(const std::string& text, const std::string& what)
+{
+  static const std::map<char, const char*> nccl_tests = {{'K', "KiB"}, {'k', "KiB"}, {'M', "MiB"},
+                                                         {'m', "MiB"}, {'G', "GiB"}, {'g', "GiB"}};
+  if (text.size() >= 2 && nccl_tests.count(text.back()) && std::isdigit(static_cast<unsigned char>(text.end()[-2])))
+    return parse_bytes(text.substr(0, text.size() - 1) + nccl_tests.at(text.back()), what);
+  return parse_bytes(text, what);
+}
+
 /** Sizes MIN, MIN*factor, ... up to MAX (MAX included even if the factor skips it). */
 std::vector<std::uint64_t> size_range(const std::string& spec, double factor)
 {
   const auto colon = spec.find(':');
   if (colon == std::string::npos)
     throw ConfigError("--sizes must be MIN:MAX, e.g. 4B:1GiB (got '" + spec + "')");
-  const auto lo = parse_bytes(spec.substr(0, colon), "--sizes");
-  const auto hi = parse_bytes(spec.substr(colon + 1), "--sizes");
+  const auto lo = parse_size(spec.substr(0, colon), "--sizes");
+  const auto hi = parse_size(spec.substr(colon + 1), "--sizes");
   if (lo == 0 || lo > hi)
     throw ConfigError("--sizes: need 0 < MIN <= MAX (got '" + spec + "')");
   if (!(factor > 1) || !std::isfinite(factor))
@@ -134,7 +151,9 @@ po::options_description collective_options(CollectiveOptionsCli& o)
 {
   po::options_description input("Input", kHelpColumns, kHelpDescriptionColumns);
   auto add_input = input.add_options();
-  add_input("platform", po::value(&o.platform)->required()->value_name("FILE"), "SimGrid platform XML");
+  add_input("platform", po::value(&o.platform)->value_name("FILE"), "SimGrid platform XML");
+  add_input("cluster", po::value(&o.cluster)->value_name("KEY=VALUE,..."),
+            "instead of --platform: a generated cluster built in memory, keys as 'ddlsim run --cluster'");
   add_rank_options(input, o.ranks, o.hosts);
   po::options_description sizes("Sizes", kHelpColumns, kHelpDescriptionColumns);
   auto add_sizes = sizes.add_options();
@@ -142,6 +161,10 @@ po::options_description collective_options(CollectiveOptionsCli& o)
             "message sizes, each with a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB; 0 needs none)");
   add_sizes("factor", po::value(&o.factor)->default_value(o.factor)->value_name("F"),
             "multiply the size by F between rows");
+  add_sizes("minbytes,b", po::value(&o.minbytes)->value_name("SIZE"),
+            "nccl-tests' -b: the smallest size (with -e, instead of --sizes); K, M, G are KiB, MiB, GiB");
+  add_sizes("maxbytes,e", po::value(&o.maxbytes)->value_name("SIZE"), "nccl-tests' -e: the largest size");
+  add_sizes("stepfactor,f", po::value(&o.stepfactor)->value_name("F"), "nccl-tests' -f: the same as --factor");
   add_sizes("compare", po::value(&o.compare)->value_name("FILE"),
             "take the sizes from a measured OSU-style log (SIZE LATENCY_US per line) and compare");
   add_sizes("fail-above", po::value(&o.fail_above)->value_name("FRACTION"),
@@ -161,7 +184,13 @@ po::options_description collective_options(CollectiveOptionsCli& o)
 engine::SweepInput sweep_input(const CollectiveOptionsCli& o, std::vector<Measurement>& measured)
 {
   engine::SweepInput in;
+  if (o.platform.empty() == o.cluster.empty())
+    throw ConfigError("collective: give exactly one of --platform and --cluster");
   in.platform_file = o.platform;
+  if (!o.cluster.empty()) {
+    in.cluster = platform::parse_cluster_string(o.cluster);
+    in.platform_file = "cluster:" + platform::to_cluster_string(*in.cluster);
+  }
   const Aggregation aggregation = resolve(o.aggregation);
   in.algorithm = aggregation.algorithm;
   in.collective = aggregation.options;
@@ -172,12 +201,28 @@ engine::SweepInput sweep_input(const CollectiveOptionsCli& o, std::vector<Measur
     throw ConfigError("--fail-above must be a finite number >= 0 (got " + format_double(o.fail_above) + ")");
   if (o.fail_above >= 0 && o.compare.empty())
     throw ConfigError("--fail-above needs --compare");
+  const bool nccl_range = !o.minbytes.empty() || !o.maxbytes.empty();
+  if (nccl_range && (o.minbytes.empty() || o.maxbytes.empty()))
+    throw ConfigError(
+        std::string(o.minbytes.empty() ? "-e/--maxbytes needs -b/--minbytes" : "-b/--minbytes needs -e/--maxbytes"));
+  if (nccl_range && o.sizes != CollectiveOptionsCli().sizes)
+    throw ConfigError("give either --sizes or -b/-e, not both");
+  if (o.stepfactor != 0 && o.factor != CollectiveOptionsCli().factor)
+    throw ConfigError("give either --factor or -f/--stepfactor, not both");
+  if ((nccl_range || o.stepfactor != 0) && !o.compare.empty())
+    throw ConfigError("-b/-e/-f need no --compare: the sizes come from the log");
+  if (nccl_range) { // each named by its own flag (the range below re-reads them)
+    parse_size(o.minbytes, "-b/--minbytes");
+    parse_size(o.maxbytes, "-e/--maxbytes");
+  }
+  const std::string sizes = nccl_range ? o.minbytes + ":" + o.maxbytes : o.sizes;
+  const double factor = o.stepfactor != 0 ? o.stepfactor : o.factor;
   if (!o.compare.empty()) {
     measured = read_measurements(o.compare);
     for (const auto& m : measured)
       in.sizes.push_back(m.bytes);
   } else {
-    in.sizes = size_range(o.sizes, o.factor);
+    in.sizes = size_range(sizes, factor);
   }
   check_outputs({{"--csv", o.csv}}, {{"--platform", o.platform}, {"--compare", o.compare}}); // before simulating
   return in;
@@ -198,7 +243,7 @@ void print_header(std::ostream& out, const CollectiveOptionsCli& o, const engine
   const auto& hop = sweep.closed_form.hops.flat;
   char buf[256];
   out << "ddlsim collective: " << in.algorithm.label() << " allreduce on " << sweep.hosts.size() << " ranks ("
-      << o.platform << ")\n";
+      << in.platform_file << ")\n";
   std::snprintf(buf, sizeof buf,
                 "  worst route: alpha = %s, B = %.4g GB/s; overhead o = %s per message, reduce gamma = %s per byte\n",
                 format_seconds(hop.alpha_s).c_str(), hop.bandwidth_bytes_per_s / 1e9,

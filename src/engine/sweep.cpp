@@ -57,7 +57,7 @@ void run_rank(int r, const SweepInput& input, const collectives::Collective& col
 SweepOutput run_collective_sweep(const SweepInput& input)
 {
   auto collective = collectives::make_collective(input.algorithm, input.collective);
-  Setup setup = open_platform({input.platform_file, std::nullopt, input.ranks, input.hosts, input.simgrid_cfg});
+  Setup setup = open_platform({input.platform_file, input.cluster, input.ranks, input.hosts, input.simgrid_cfg});
   SweepOutput out;
   out.hosts = setup.host_names;
   out.simgrid_cfg = setup.simgrid_cfg;

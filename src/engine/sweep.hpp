@@ -4,9 +4,11 @@
 #include "collectives/algorithm_spec.hpp"
 #include "collectives/algorithm_table.hpp"
 #include "collectives/options.hpp"
+#include "platform/cluster_spec.hpp"
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@ namespace ddlsim::engine {
 /** @brief What `ddlsim collective` needs: one algorithm, a list of message sizes. */
 struct SweepInput {
   std::string platform_file;
+  std::optional<platform::ClusterSpec> cluster; ///< set: build this cluster in memory (platform_file names it)
   collectives::AlgorithmSpec algorithm;
   collectives::CollectiveOptions collective;
   unsigned ranks = 0;

@@ -32,7 +32,7 @@ std::pair<sg4::NetZone*, NetPoint*> build_node(const ClusterSpec& s, const NodeL
 {
   auto* zone = sg4::create_full_zone(node_name(node));
   zone->set_parent(parent);
-  const double gpu_speed = gpu_by_name(s.gpu).peak_fp32_flops;
+  const double gpu_speed = s.gpus_per_node == 0 ? 0 : gpu_by_name(s.gpu).peak_fp32_flops;
   std::vector<NetPoint*> points;
   for (int i = 0; i < layout.gpus; ++i) {
     auto* host = zone->create_host(gpu_host_name(node, i), gpu_speed);

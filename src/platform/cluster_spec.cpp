@@ -43,6 +43,14 @@ std::string microseconds(double seconds)
   return buf;
 }
 
+/** 12 significant digits: 24.999999999999996 -> "25". */
+std::string digits12(double x)
+{
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.12g", x);
+  return buf;
+}
+
 /** 2 -> "two": counts in prose. */
 std::string count_word(int n)
 {
@@ -129,7 +137,9 @@ private:
 void check_sizes(const ClusterSpec& s, const Checker& c)
 {
   c.at_least_one("nodes", s.nodes);
-  c.at_least_one("gpus-per-node", s.gpus_per_node);
+  if (s.gpus_per_node < 0)
+    c.fail(c.key("gpus-per-node") + " must be >= 0 (got " + std::to_string(s.gpus_per_node) +
+           "; 0: CPU-only nodes, ranks on the CPU hosts)");
   if (s.nodes > kMaxNodes)
     c.fail(c.key("nodes") + " must be at most " + std::to_string(kMaxNodes) + " (got " + std::to_string(s.nodes) + ")");
   if (s.gpus_per_node > kMaxGpusPerNode)
@@ -139,13 +149,52 @@ void check_sizes(const ClusterSpec& s, const Checker& c)
   if (gpus > kMaxGpus)
     c.fail(c.key("nodes") + " x " + c.key("gpus-per-node") + " must be at most " + std::to_string(kMaxGpus) +
            " GPUs (got " + std::to_string(gpus) + ")");
+  if (s.gpus_per_node == 0) {
+    if (!s.gpu.empty())
+      c.fail(c.key("gpu") + " needs " + c.key("gpus-per-node") + " >= 1 (CPU-only nodes have no GPU; got '" + s.gpu +
+             "')");
+    return;
+  }
+  if (s.gpu.empty())
+    c.fail(c.key("gpu") + " is required with " + c.key("gpus-per-node") + " >= 1 (known: " + known_gpus() + ")");
   if (find_gpu(s.gpu) == nullptr)
     c.fail(c.key("gpu") + ": unknown GPU '" + s.gpu + "' (known: " + known_gpus() + ")");
+}
+
+/** The link overrides: times >= 0 with a unit, bandwidths > 0 with a unit; intra overrides need GPUs. */
+void check_link_overrides(const ClusterSpec& s, const Checker& c)
+{
+  for (const auto& [k, v] : {std::pair{"inter-latency", s.inter_latency_s}, {"intra-latency", s.intra_latency_s}})
+    if (v && !(*v >= 0 && std::isfinite(*v)))
+      c.fail(c.key(k) + " must be a time >= 0 (got " + format_double(*v) + " s)");
+  for (const auto& [k, v] : {std::pair{"inter-bandwidth", s.inter_bandwidth_bytes_per_s},
+                             {"intra-bandwidth", s.intra_bandwidth_bytes_per_s}})
+    if (v && !(*v > 0 && std::isfinite(*v)))
+      c.fail(c.key(k) + " must be a bandwidth > 0 (got " + format_double(*v) + " B/s)");
+  if (s.gpus_per_node == 0 && (s.intra_latency_s || s.intra_bandwidth_bytes_per_s))
+    c.fail(c.key(s.intra_latency_s ? "intra-latency" : "intra-bandwidth") + " needs " + c.key("gpus-per-node") +
+           " >= 1 (CPU-only nodes have no GPU-to-GPU links)");
+}
+
+/** Parses an override's text into `out` (empty text: unset). */
+void parse_override(const Checker& c, const std::string& k, const std::string& text, bool time,
+                    std::optional<double>& out)
+{
+  if (text.empty())
+    return;
+  try {
+    out = time ? parse_seconds(text, c.key(k)) : parse_bandwidth(text, c.key(k));
+  } catch (const ConfigError& e) {
+    c.fail(e.message_template());
+  }
 }
 
 void check_nics(const ClusterSpec& s, const Checker& c)
 {
   c.at_least_one("nics-per-node", s.nics_per_node);
+  if (s.gpus_per_node == 0 && s.nics_per_node != 1)
+    c.fail(c.key("nics-per-node") + " must be 1 with " + c.key("gpus-per-node") +
+           " 0 (the CPU host uses one NIC; got " + std::to_string(s.nics_per_node) + ")");
   if (s.gpus_per_node % s.nics_per_node != 0)
     c.fail(c.key("nics-per-node") + " " + std::to_string(s.nics_per_node) + " does not divide " +
            c.key("gpus-per-node") + " " + std::to_string(s.gpus_per_node) +
@@ -155,6 +204,11 @@ void check_nics(const ClusterSpec& s, const Checker& c)
 /** Combinations the hardware does not have (read from the GPU catalogue's interconnect facts). */
 void check_hardware(const ClusterSpec& s, const Checker& c)
 {
+  if (s.gpus_per_node == 0) {
+    if (s.intra != Intra::Pcie)
+      c.fail(c.key("intra") + " needs " + c.key("gpus-per-node") + " >= 1 (CPU-only nodes have no GPU-to-GPU links)");
+    return;
+  }
   const GpuSpec& gpu = gpu_by_name(s.gpu);
   if (s.intra == Intra::Pcie && gpu.gpus_per_board > 1 && s.gpus_per_node % gpu.gpus_per_board != 0)
     c.fail(c.key("gpu") + " " + gpu.name + " needs " +
@@ -296,27 +350,41 @@ void validate(const ClusterSpec& s, SpecNaming naming)
   check_nics(s, c);
   check_hardware(s, c);
   check_topology(s, c);
+  check_link_overrides(s, c);
 }
 
-ClusterSpec resolve_cluster_spec(ClusterSpec s, const ClusterKindNames& kinds, SpecNaming naming)
+ClusterSpec resolve_cluster_spec(ClusterSpec s, const ClusterKindNames& kinds, SpecNaming naming,
+                                 const LinkOverrideNames& links)
 {
   const Checker c(naming);
   check_sizes(s, c);
-  s.intra = c.parse("intra", kinds.intra, kIntraNames);
+  if (s.gpus_per_node == 0 && !kinds.intra.empty())
+    c.fail(c.key("intra") + " needs " + c.key("gpus-per-node") + " >= 1 (CPU-only nodes have no GPU-to-GPU links)");
+  if (s.gpus_per_node >= 1 && kinds.intra.empty())
+    c.fail(c.key("intra") + " is required with " + c.key("gpus-per-node") + " >= 1 (one of: " + names_of(kIntraNames) +
+           ")");
+  s.intra = s.gpus_per_node == 0 ? Intra::Pcie : c.parse("intra", kinds.intra, kIntraNames);
   s.inter = c.parse("inter", kinds.inter, kInterNames);
   check_nics(s, c);
   s.topology = c.parse("topology", kinds.topology, kTopologyNames);
   check_hardware(s, c);
   check_topology(s, c);
+  parse_override(c, "inter-latency", links.inter_latency, true, s.inter_latency_s);
+  parse_override(c, "inter-bandwidth", links.inter_bandwidth, false, s.inter_bandwidth_bytes_per_s);
+  parse_override(c, "intra-latency", links.intra_latency, true, s.intra_latency_s);
+  parse_override(c, "intra-bandwidth", links.intra_bandwidth, false, s.intra_bandwidth_bytes_per_s);
+  check_link_overrides(s, c);
   return s;
 }
 
 ClusterSpec parse_cluster_string(const std::string& text)
 {
-  const std::vector<std::string> keys = {"nodes",    "gpus-per-node",  "gpu",
-                                         "intra",    "inter",          "nics-per-node",
-                                         "topology", "nodes-per-leaf", "oversubscription"};
-  const std::vector<std::string> required = {"nodes", "gpus-per-node", "gpu", "intra", "inter"};
+  const std::vector<std::string> keys = {"nodes",          "gpus-per-node",   "gpu",
+                                         "intra",          "inter",           "nics-per-node",
+                                         "topology",       "nodes-per-leaf",  "oversubscription",
+                                         "inter-latency",  "inter-bandwidth", "intra-latency",
+                                         "intra-bandwidth"};
+  const std::vector<std::string> required = {"nodes", "gpus-per-node", "inter"}; // gpu, intra: with GPUs
   std::map<std::string, std::string> values;
   for (const auto& item : split(text, ',')) {
     const auto eq = item.find('=');
@@ -352,36 +420,125 @@ ClusterSpec parse_cluster_string(const std::string& text)
   integer("nodes-per-leaf", s.nodes_per_leaf);
   s.gpu = values["gpu"];
   ClusterKindNames kinds;
+  LinkOverrideNames links;
   kinds.intra = values["intra"];
   kinds.inter = values["inter"];
   if (values.count("topology"))
     kinds.topology = values["topology"];
+  for (const char* k : {"inter-latency", "inter-bandwidth", "intra-latency", "intra-bandwidth"})
+    if (auto it = values.find(k); it != values.end() && it->second.empty())
+      throw ConfigError(field("cluster") + ": " + k + " needs a value (got '" + k + "=')");
+  links.inter_latency = values["inter-latency"];
+  links.inter_bandwidth = values["inter-bandwidth"];
+  links.intra_latency = values["intra-latency"];
+  links.intra_bandwidth = values["intra-bandwidth"];
   if (auto it = values.find("oversubscription"); it != values.end()) {
     char* end = nullptr;
     s.oversubscription = std::strtod(it->second.c_str(), &end);
     if (it->second.empty() || *end != '\0' || !std::isdigit(static_cast<unsigned char>(it->second[0])))
       throw ConfigError(field("cluster") + ": oversubscription must be a number (got '" + it->second + "')");
   }
-  return resolve_cluster_spec(s, kinds, SpecNaming::ClusterKeys);
+  return resolve_cluster_spec(s, kinds, SpecNaming::ClusterKeys, links);
 }
 
 std::string to_cluster_string(const ClusterSpec& s)
 {
   std::string out = "nodes=" + std::to_string(s.nodes) + ",gpus-per-node=" + std::to_string(s.gpus_per_node) +
-                    ",gpu=" + s.gpu + ",intra=" + to_string(s.intra) + ",inter=" + to_string(s.inter) +
-                    ",nics-per-node=" + std::to_string(s.nics_per_node) + ",topology=" + to_string(s.topology);
+                    (s.gpus_per_node == 0 ? "" : ",gpu=" + s.gpu + ",intra=" + to_string(s.intra)) +
+                    ",inter=" + to_string(s.inter) + ",nics-per-node=" + std::to_string(s.nics_per_node) +
+                    ",topology=" + to_string(s.topology);
   if (s.topology == Topology::FatTree)
     out += ",nodes-per-leaf=" + std::to_string(s.nodes_per_leaf) +
            ",oversubscription=" + format_double(s.oversubscription);
+  // Overrides in us and GB/s, 12 significant digits (as the XML writer prints numbers).
+  if (s.inter_latency_s)
+    out += ",inter-latency=" + digits12(*s.inter_latency_s * 1e6) + "us";
+  if (s.inter_bandwidth_bytes_per_s)
+    out += ",inter-bandwidth=" + digits12(*s.inter_bandwidth_bytes_per_s / 1e9) + "GBps";
+  if (s.intra_latency_s)
+    out += ",intra-latency=" + digits12(*s.intra_latency_s * 1e6) + "us";
+  if (s.intra_bandwidth_bytes_per_s)
+    out += ",intra-bandwidth=" + digits12(*s.intra_bandwidth_bytes_per_s / 1e9) + "GBps";
   return out;
+}
+
+double parse_bandwidth(const std::string& text, const std::string& what)
+{
+  static const std::vector<std::pair<std::string, double>> units = {
+      {"Bps", 1},        {"kBps", 1e3},        {"KBps", 1e3},           {"MBps", 1e6},    {"GBps", 1e9},
+      {"KiBps", 1024},   {"MiBps", 1048576.0}, {"GiBps", 1073741824.0}, {"bps", 1.0 / 8}, {"kbps", 1e3 / 8},
+      {"Kbps", 1e3 / 8}, {"Mbps", 1e6 / 8},    {"Gbps", 1e9 / 8}};
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  const double value = std::strtod(begin, &end);
+  const std::string unit(end);
+  const bool decimal = !text.empty() && text.find_first_not_of("0123456789.eE+-") >= std::size_t(end - begin);
+  if (end == begin || !decimal || !std::isfinite(value) || !(value > 0) ||
+      std::isspace(static_cast<unsigned char>(text[0])))
+    throw ConfigError(what + ": expected a bandwidth > 0 such as 1.25GBps or 10Gbps (got '" + text + "')");
+  for (const auto& [name, factor] : units)
+    if (unit == name)
+      return value * factor;
+  if (unit.empty())
+    throw ConfigError(what +
+                      ": a bandwidth needs a unit: Bps, kBps, MBps, GBps, KiBps, MiBps, GiBps, bps, kbps, "
+                      "Mbps, Gbps (got '" +
+                      text + "')");
+  throw ConfigError(what + ": unknown bandwidth unit '" + unit + "' in '" + text +
+                    "' (use Bps, kBps, MBps, GBps, KiBps, MiBps, GiBps, bps, kbps, Mbps, Gbps)");
+}
+
+LinkClass effective_nic_link(const ClusterSpec& s)
+{
+  LinkClass c = nic_link(s.inter);
+  if (s.inter_latency_s) {
+    c.latency_s = *s.inter_latency_s / 2;
+    c.route_latency_s = *s.inter_latency_s + kNcclPcieHopLatency_s;
+    c.latency_source = "given: inter-latency " + digits12(*s.inter_latency_s * 1e6) +
+                       " us NIC to NIC (catalogue: " + digits12(2 * nic_link(s.inter).latency_s * 1e6) + " us)";
+  }
+  if (s.inter_bandwidth_bytes_per_s) {
+    c.bandwidth_bytes_per_s = *s.inter_bandwidth_bytes_per_s;
+    c.bandwidth_source = "given: inter-bandwidth " + digits12(*s.inter_bandwidth_bytes_per_s / 1e9) +
+                         " GB/s (catalogue: " + digits12(nic_link(s.inter).bandwidth_bytes_per_s / 1e9) + " GB/s)";
+  }
+  return c;
+}
+
+LinkClass effective_intra_link(const ClusterSpec& s, const LinkClass& base)
+{
+  LinkClass c = base;
+  if (s.intra_latency_s) {
+    c.route_latency_s = *s.intra_latency_s;
+    c.latency_s = *s.intra_latency_s / 2;
+    c.latency_source = "given: intra-latency " + digits12(*s.intra_latency_s * 1e6) + " us per GPU-to-GPU hop";
+  }
+  if (s.intra_bandwidth_bytes_per_s) {
+    c.bandwidth_bytes_per_s = *s.intra_bandwidth_bytes_per_s;
+    c.bandwidth_source = "given: intra-bandwidth " + digits12(*s.intra_bandwidth_bytes_per_s / 1e9) +
+                         " GB/s per link (catalogue: " + digits12(base.bandwidth_bytes_per_s / 1e9) + " GB/s)";
+  }
+  return c;
 }
 
 double leaf_uplink_bandwidth(const ClusterSpec& s)
 {
-  return s.nodes_per_leaf * s.nics_per_node * nic_link(s.inter).bandwidth_bytes_per_s / s.oversubscription;
+  return s.nodes_per_leaf * s.nics_per_node * effective_nic_link(s).bandwidth_bytes_per_s / s.oversubscription;
 }
 
 namespace {
+
+/** The GPU of a spec; CPU-only nodes get a placeholder with one PCIe 3.0 fabric and no GPU (never printed). */
+const GpuSpec& layout_gpu(const ClusterSpec& s)
+{
+  static const GpuSpec none = [] {
+    GpuSpec g;
+    g.pcie_generation = 3;
+    g.gpus_per_board = 1;
+    return g;
+  }();
+  return s.gpus_per_node == 0 ? none : gpu_by_name(s.gpu);
+}
 
 /** Builds one NodeLayout in steps: the PCIe tree (one of three shapes), the NICs, the NVLink or NVSwitch links,
  *  the routes, the diagram and the description. */
@@ -389,9 +546,10 @@ class LayoutBuilder {
 public:
   explicit LayoutBuilder(const ClusterSpec& s)
       : s_(s)
-      , gpu_(gpu_by_name(s.gpu))
-      , pcie_(pcie_x16_link(gpu_.pcie_generation))
-      , nic_(nic_link(s.inter))
+      , gpu_(layout_gpu(s))
+      , pcie_(s.intra == Intra::Pcie ? effective_intra_link(s, pcie_x16_link(gpu_.pcie_generation))
+                                     : pcie_x16_link(gpu_.pcie_generation))
+      , nic_(effective_nic_link(s))
       , g_(s.gpus_per_node)
       , gpu_vertex_(g_)
       , attach_of_gpu_(g_, 0)
@@ -415,7 +573,7 @@ public:
     else if (s_.intra == Intra::NvSwitch)
       add_nvswitch();
     else
-      gpu_text_ = "GPUs talk over PCIe.";
+      gpu_text_ = g_ == 0 ? "" : "GPUs talk over PCIe.";
     add_routes();
     draw();
     describe();
@@ -482,6 +640,10 @@ private:
   {
     for (int i = 0; i < g_; ++i)
       add_gpu(0, i, "gpu" + std::to_string(i));
+    if (g_ == 0) {
+      pcie_text_ = "CPU-only node: no GPU; the CPU host is the node's rank host and reaches the NIC directly.";
+      return;
+    }
     pcie_text_ = "every GPU has its own " + pcie_.name + " link (gpuI-pcie, " + microseconds(pcie_.latency_s) +
                  ") to the node's PCIe fabric (switch and socket limits not modelled); NICs and the CPU host sit on "
                  "that fabric.";
@@ -516,7 +678,7 @@ private:
     nic_vertex_.resize(s_.nics_per_node);
     for (int k = 0; k < s_.nics_per_node; ++k) {
       nic_link_[k] = add_link("nic" + std::to_string(k), nic_.name, nic_.bandwidth_bytes_per_s, nic_.latency_s);
-      nic_vertex_[k] = attach_of_gpu_[k * per_nic_];
+      nic_vertex_[k] = g_ == 0 ? 0 : attach_of_gpu_[k * per_nic_];
       tree_.label[nic_vertex_[k]] += ", nic" + std::to_string(k);
     }
   }
@@ -524,7 +686,7 @@ private:
   /** The DGX-1 hybrid cube-mesh: one link per joined pair, of the pair's summed bandwidth. */
   void add_dgx1_nvlink()
   {
-    const LinkClass& nv = nvlink_link(gpu_.nvlink_generation);
+    const LinkClass nv = effective_intra_link(s_, nvlink_link(gpu_.nvlink_generation));
     for (int a = 0; a < g_; ++a)
       for (int b = a + 1; b < g_; ++b)
         if (const int n = dgx1_links(gpu_, a, b); n > 0)
@@ -544,7 +706,7 @@ private:
   /** Every GPU's NVLinks as one link to a non-blocking switch. */
   void add_nvswitch()
   {
-    const LinkClass& nv = nvlink_link(gpu_.nvlink_generation);
+    const LinkClass nv = effective_intra_link(s_, nvlink_link(gpu_.nvlink_generation));
     const int links = gpu_.nvlink_links;
     for (int i = 0; i < g_; ++i)
       nvswitch_[i] =
@@ -607,17 +769,17 @@ private:
 
   void describe()
   {
-    layout_.description = gpu_text_ + " " + pcie_text_ + " " + std::to_string(s_.nics_per_node) + " " + nic_.name +
-                          " NIC" + (s_.nics_per_node > 1 ? "s" : "") + " per node (nicK, " +
-                          format_double(nic_.latency_s * 1e6) + " us), GPU i using NIC i / " +
-                          std::to_string(per_nic_) +
+    layout_.description = (gpu_text_.empty() ? "" : gpu_text_ + " ") + pcie_text_ + " " +
+                          std::to_string(s_.nics_per_node) + " " + nic_.name + " NIC" +
+                          (s_.nics_per_node > 1 ? "s" : "") + " per node (nicK, " + microseconds(nic_.latency_s) + ")" +
+                          (g_ == 0 ? std::string() : ", GPU i using NIC i / " + std::to_string(per_nic_)) +
                           ". The CPU host's own memory and root-complex bandwidth are not modelled.";
   }
 
   const ClusterSpec& s_;
   const GpuSpec& gpu_;
-  const LinkClass& pcie_;
-  const LinkClass& nic_;
+  const LinkClass pcie_;
+  const LinkClass nic_;
   const int g_;
   NodeLayout layout_;
   PcieTree tree_;

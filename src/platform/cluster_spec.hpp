@@ -1,6 +1,7 @@
 // Description of a generated cluster (nodes x GPUs, intra- and inter-node links), its validation and node layout.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,14 +41,19 @@ const LinkClass& nic_link(Inter inter);
 /** @brief What `ddlsim platform` and `ddlsim run --cluster` generate (plain data; validate() before use). */
 struct ClusterSpec {
   int nodes = 0;                      ///< servers
-  int gpus_per_node = 0;              ///< GPU hosts per server
-  std::string gpu;                    ///< GPU catalogue name (K80 = one GK210)
+  int gpus_per_node = 0;              ///< GPU hosts per server; 0: CPU-only nodes (ranks on the CPU hosts)
+  std::string gpu;                    ///< GPU catalogue name (K80 = one GK210); empty with 0 GPUs per node
   Intra intra = Intra::Pcie;          ///< pcie | nvlink (DGX-1 hybrid cube-mesh) | nvswitch
   Inter inter = Inter::Ib56;          ///< 10gbe | 25gbe | ib56 | ib100 | ib200
   int nics_per_node = 1;              ///< NICs per server; GPU i uses NIC i / (gpus_per_node / nics_per_node)
   Topology topology = Topology::Star; ///< star (one non-blocking switch) | fat-tree (leaf switches + spine)
   int nodes_per_leaf = 0;             ///< fat-tree: servers per leaf switch (required for fat-tree)
   double oversubscription = 1;        ///< fat-tree: leaf down bandwidth / leaf up bandwidth (>= 1)
+  /** Link overrides (unset: the link catalogue's value). inter: the network's NIC-to-NIC latency (each NIC link
+   *  carries half) and each NIC's bandwidth per direction; intra: the latency of one GPU-to-GPU hop inside a node
+   *  (PCIe: two GPU links of half each; DGX-1 NVLink: the pair's link; NVSwitch: two ports of half each) and the
+   *  bandwidth of one link of the intra class (a GPU's PCIe x16 link, or one NVLink link). */
+  std::optional<double> inter_latency_s, inter_bandwidth_bytes_per_s, intra_latency_s, intra_bandwidth_bytes_per_s;
 };
 
 /** @brief How errors name the fields: as fields the command line shows as its options ("--nodes must be >= 1
@@ -60,6 +66,18 @@ inline constexpr int kMaxNodes = 16384;
 inline constexpr int kMaxGpusPerNode = 64;
 inline constexpr long long kMaxGpus = 131072;
 
+/** @brief The NIC class of a spec with its inter-latency / inter-bandwidth overrides applied (latency_source and
+ *  bandwidth_source then say "given: ..."). */
+LinkClass effective_nic_link(const ClusterSpec& spec);
+
+/** @brief `base` (the spec's PCIe x16 class with --intra pcie, or its NVLink class) with the intra overrides. */
+LinkClass effective_intra_link(const ClusterSpec& spec, const LinkClass& base);
+
+/** @brief "1.25GBps", "10Gbps", "500MBps", "1GiBps" -> bytes per second, > 0 and finite; a unit is required
+ *  (B/s: Bps, kBps, MBps, GBps, KiBps, MiBps, GiBps; bits: bps, kbps, Mbps, Gbps). Throws ConfigError naming
+ *  `what`. */
+double parse_bandwidth(const std::string& text, const std::string& what);
+
 /** @brief Checks every field and combination; throws ConfigError with a one-line message naming the field. */
 void validate(const ClusterSpec& spec, SpecNaming naming);
 
@@ -70,10 +88,16 @@ struct ClusterKindNames {
   std::string topology = "star"; ///< star | fat-tree
 };
 
+/** @brief The link overrides as text ("25us", "1.25GBps"); empty: the catalogue's value. */
+struct LinkOverrideNames {
+  std::string inter_latency, inter_bandwidth, intra_latency, intra_bandwidth;
+};
+
 /** @brief Parses the kinds into `spec` and validates the result: the same checks as validate(), the first bad
  *  field reported in option order (nodes, gpus-per-node, gpu, intra, inter, nics-per-node, topology, then the
  *  combinations). An unknown kind throws ConfigError "--intra must be one of: pcie, nvlink, nvswitch (got 'pci')". */
-ClusterSpec resolve_cluster_spec(ClusterSpec spec, const ClusterKindNames& kinds, SpecNaming naming);
+ClusterSpec resolve_cluster_spec(ClusterSpec spec, const ClusterKindNames& kinds, SpecNaming naming,
+                                 const LinkOverrideNames& links = {});
 
 /** @brief Parses "nodes=4,gpus-per-node=8,gpu=V100-SXM2,intra=nvlink,inter=ib100" (keys as the options of
  *  `ddlsim platform` without "--"); every key is checked, unknown, repeated or missing required keys are

@@ -32,6 +32,10 @@ std::vector<GpuHost> find_gpu_hosts(const std::vector<simgrid::s4u::Host*>& all_
     }
     gpus.push_back(std::move(g));
   }
+  if (gpus.empty()) // CPU-only nodes (ddlsim platform --gpus-per-node 0): the ranks are the CPU hosts
+    for (auto* host : all_hosts)
+      if (host->get_property(kCpuProperty) != nullptr)
+        gpus.push_back({host, host->get_name(), "cpu", host->get_speed()});
   std::sort(gpus.begin(), gpus.end(), [](const GpuHost& a, const GpuHost& b) { return natural_less(a.name, b.name); });
   return gpus;
 }

@@ -1,6 +1,7 @@
 // Generated clusters built in memory (`ddlsim run --cluster`): the same probes as the shipped presets, fat-tree
 // oversubscription, and a 1024-node build that routes.
 #include "common/output_file.hpp"
+#include "hardware/link_catalog.hpp"
 #include "platform/cluster_spec.hpp"
 #include "platform/platform_xml.hpp"
 #include "sim/probe.hpp"
@@ -23,7 +24,8 @@ void check_time(double simulated, double expected)
   CHECK(test::relative_error(simulated, expected) < 1e-9);
 }
 
-/** Every GPU pair: inside a node, the latency of the layout's route; across nodes 9.6 us (NCCL network hop). */
+/** Every GPU pair: inside a node, the latency of the layout's route; across nodes the NIC class's GPU-to-GPU
+ *  route latency (9.6 us, NCCL's network hop, for InfiniBand; 37.62 us for Ethernet). */
 void check_route_latencies(test::ProbeEngine& p, const platform::ClusterSpec& spec)
 {
   const auto layout = platform::build_node_layout(spec);
@@ -34,7 +36,7 @@ void check_route_latencies(test::ProbeEngine& p, const platform::ClusterSpec& sp
       if (a == b)
         continue;
       const int na = static_cast<int>(a) / spec.gpus_per_node, nb = static_cast<int>(b) / spec.gpus_per_node;
-      double expected = 9.6e-6;
+      double expected = platform::effective_nic_link(spec).route_latency_s;
       if (na == nb) {
         const int ga = static_cast<int>(a) % spec.gpus_per_node, gb = static_cast<int>(b) % spec.gpus_per_node;
         expected = 0;
@@ -84,9 +86,9 @@ TEST_CASE("generated in memory, 2 x 8 K80 over 25GbE with 2 NICs: board, socket,
                         {{"node0-gpu0", "node0-gpu2", S}, {"node0-gpu1", "node0-gpu3", S}}});
   check_time(t[0], 5.7e-6 + S / 15.754e9);
   check_time(t[1], 5.7e-6 + S / 15.754e9);
-  check_time(t[2], 9.6e-6 + S / 3.125e9);      // GPUs 0 and 4 use NICs 0 and 1: nothing shared
-  check_time(t[3], 9.6e-6 + 2 * S / 3.125e9);  // GPUs 0 and 3 share NIC 0
-  check_time(t[4], 5.7e-6 + 2 * S / 15.754e9); // both GK210 of board 0 share its link
+  check_time(t[2], 37.62e-6 + S / 3.125e9);     // GPUs 0 and 4 use NICs 0 and 1: nothing shared
+  check_time(t[3], 37.62e-6 + 2 * S / 3.125e9); // GPUs 0 and 3 share NIC 0
+  check_time(t[4], 5.7e-6 + 2 * S / 15.754e9);  // both GK210 of board 0 share its link
 }
 
 TEST_CASE("generated in memory, 2 x 8 A100 over NVSwitch and HDR: routes, NVSwitch, HDR")

@@ -86,7 +86,8 @@ TEST_CASE("cluster spec: a valid description passes")
 TEST_CASE("cluster spec: every bad field is rejected with a message naming it")
 {
   CHECK(error_of([](auto& s) { s.nodes = 0; }) == "--nodes must be >= 1 (got 0)");
-  CHECK(error_of([](auto& s) { s.gpus_per_node = -2; }) == "--gpus-per-node must be >= 1 (got -2)");
+  CHECK(error_of([](auto& s) { s.gpus_per_node = -2; }) ==
+        "--gpus-per-node must be >= 0 (got -2; 0: CPU-only nodes, ranks on the CPU hosts)");
   CHECK(error_of([](auto& s) { s.gpu = "Z80"; }) == "--gpu: unknown GPU 'Z80' (known: " + platform::known_gpus() + ")");
   CHECK(kinds_error("pci", "ib100") == "--intra must be one of: pcie, nvlink, nvswitch (got 'pci')");
   CHECK(kinds_error("nvlink", "ib400") == "--inter must be one of: 10gbe, 25gbe, ib56, ib100, ib200 (got 'ib400')");
@@ -174,9 +175,10 @@ TEST_CASE("cluster string: parsed, every key checked, printed back")
   const std::string base = "nodes=2,gpus-per-node=4,gpu=P40,intra=pcie";
   CHECK(cli_error([&] { platform::parse_cluster_string(base + ",inter=ib56,speed=9"); }) ==
         "--cluster: unknown key 'speed' (keys: nodes, gpus-per-node, gpu, intra, inter, nics-per-node, "
-        "topology, nodes-per-leaf, oversubscription)");
+        "topology, nodes-per-leaf, oversubscription, inter-latency, inter-bandwidth, intra-latency, "
+        "intra-bandwidth)");
   CHECK(cli_error([&] { platform::parse_cluster_string(base); }) ==
-        "--cluster: missing key 'inter' (required: nodes, gpus-per-node, gpu, intra, inter)");
+        "--cluster: missing key 'inter' (required: nodes, gpus-per-node, inter)");
   CHECK(cli_error([&] { platform::parse_cluster_string(base + ",inter=ib56,nodes=3"); }) ==
         "--cluster: key 'nodes' given twice");
   CHECK(cli_error([&] { platform::parse_cluster_string("nodes=two,gpus-per-node=4,gpu=P40,intra=pcie,inter=ib56"); }) ==
@@ -255,4 +257,100 @@ TEST_CASE("cluster names sort in rank order, the fat-tree leaf uplink follows th
   s.nics_per_node = 4;
   s.oversubscription = 4;
   CHECK(platform::leaf_uplink_bandwidth(s) == Approx(2 * 4 * 12.2e9 / 4).epsilon(1e-15));
+}
+
+TEST_CASE("cluster spec: link overrides are parsed with units, checked, applied and printed back")
+{
+  const std::string base = "nodes=2,gpus-per-node=4,gpu=P40,intra=pcie,inter=25gbe";
+  const auto s = platform::parse_cluster_string(
+      base + ",inter-latency=25us,inter-bandwidth=1.25GBps,intra-latency=4us,intra-bandwidth=10Gbps");
+  REQUIRE(s.inter_latency_s);
+  CHECK(*s.inter_latency_s == Approx(25e-6).epsilon(1e-15));
+  CHECK(*s.inter_bandwidth_bytes_per_s == 1.25e9);
+  CHECK(*s.intra_latency_s == Approx(4e-6).epsilon(1e-15));
+  CHECK(*s.intra_bandwidth_bytes_per_s == 1.25e9);
+  // Printed in us and GB/s (12 digits), read back to the same values.
+  const std::string printed = platform::to_cluster_string(s);
+  CHECK(printed.find(",inter-latency=25us,inter-bandwidth=1.25GBps,intra-latency=4us,intra-bandwidth=1.25GBps") !=
+        std::string::npos);
+  const auto back = platform::parse_cluster_string(printed);
+  CHECK(*back.inter_latency_s == *s.inter_latency_s);
+  CHECK(*back.intra_bandwidth_bytes_per_s == *s.intra_bandwidth_bytes_per_s);
+  CHECK(platform::to_cluster_string(back) == printed);
+  CHECK(platform::to_cluster_string(platform::parse_cluster_string(base)).find("latency") == std::string::npos);
+
+  // Applied: each NIC link half the NIC-to-NIC latency; each GPU PCIe link half the hop latency.
+  const auto nic = platform::effective_nic_link(s);
+  CHECK(nic.latency_s == Approx(12.5e-6).epsilon(1e-12));
+  CHECK(nic.bandwidth_bytes_per_s == 1.25e9);
+  CHECK(nic.latency_source.find("given: inter-latency 25 us") == 0);
+  const auto l = platform::build_node_layout(s);
+  for (const auto& link : l.links) {
+    INFO(link.name);
+    if (link.name.rfind("nic", 0) == 0)
+      CHECK(link.latency_s == Approx(12.5e-6).epsilon(1e-12));
+    if (link.name.rfind("gpu", 0) == 0) {
+      CHECK(link.latency_s == Approx(2e-6).epsilon(1e-12));
+      CHECK(link.bandwidth_bytes_per_s == 1.25e9);
+    }
+  }
+
+  // Errors: one line naming the key or the option.
+  CHECK(cli_error([&] { platform::parse_cluster_string(base + ",inter-latency=25"); }) ==
+        "--cluster: inter-latency: a time needs a unit: s, ms, us, ns (got '25')");
+  CHECK(cli_error([&] { platform::parse_cluster_string(base + ",inter-latency=-1us"); }) ==
+        "--cluster: inter-latency: expected a time >= 0 such as 32us, 1.5ms or 2s (got '-1us')");
+  CHECK(cli_error([&] { platform::parse_cluster_string(base + ",inter-bandwidth=0"); }) ==
+        "--cluster: inter-bandwidth: expected a bandwidth > 0 such as 1.25GBps or 10Gbps (got '0')");
+  CHECK(cli_error([&] { platform::parse_cluster_string(base + ",intra-bandwidth=5"); }) ==
+        "--cluster: intra-bandwidth: a bandwidth needs a unit: Bps, kBps, MBps, GBps, KiBps, MiBps, GiBps, bps, "
+        "kbps, Mbps, Gbps (got '5')");
+  CHECK(cli_error([&] { platform::parse_cluster_string(base + ",intra-bandwidth=5GB"); }) ==
+        "--cluster: intra-bandwidth: unknown bandwidth unit 'GB' in '5GB' (use Bps, kBps, MBps, GBps, KiBps, MiBps, "
+        "GiBps, bps, kbps, Mbps, Gbps)");
+  CHECK(cli_error([&] { platform::parse_cluster_string(base + ",inter-latency="); }) ==
+        "--cluster: inter-latency needs a value (got 'inter-latency=')");
+  CHECK(cli_error([&] {
+          platform::resolve_cluster_spec(good(), {"nvlink", "ib100", "star"}, SpecNaming::Options, {"1 us"});
+        }) == "--inter-latency: unknown time unit ' us' in '1 us' (use s, ms, us, ns)");
+  CHECK(cli_error([&] {
+          platform::resolve_cluster_spec(good(), {"nvlink", "ib100", "star"}, SpecNaming::Options,
+                                         {"", "inf"
+                                              "GBps"});
+        }) == "--inter-bandwidth: expected a bandwidth > 0 such as 1.25GBps or 10Gbps (got 'infGBps')");
+  CHECK(error_of([](auto& s) { s.inter_latency_s = -1e-6; }) == "--inter-latency must be a time >= 0 (got -1e-06 s)");
+  CHECK(error_of([](auto& s) { s.intra_bandwidth_bytes_per_s = 0; }) ==
+        "--intra-bandwidth must be a bandwidth > 0 (got 0 B/s)");
+  CHECK(platform::parse_bandwidth("10Gbps", "x") == 1.25e9);
+  CHECK(platform::parse_bandwidth("1GiBps", "x") == 1073741824.0);
+  // A bare 0 latency is allowed (as every time option).
+  CHECK(*platform::parse_cluster_string(base + ",inter-latency=0").inter_latency_s == 0);
+}
+
+TEST_CASE("cluster spec: CPU-only nodes (gpus-per-node 0) have no GPU, no intra, one NIC, the CPU host's route")
+{
+  const auto s = platform::parse_cluster_string("nodes=4,gpus-per-node=0,inter=10gbe");
+  CHECK(s.gpus_per_node == 0);
+  CHECK(s.gpu.empty());
+  CHECK(platform::to_cluster_string(s) == "nodes=4,gpus-per-node=0,inter=10gbe,nics-per-node=1,topology=star");
+  CHECK(platform::to_cluster_string(platform::parse_cluster_string(platform::to_cluster_string(s))) ==
+        platform::to_cluster_string(s));
+  const auto l = platform::build_node_layout(s);
+  CHECK(l.gpus == 0);
+  REQUIRE(l.links.size() == 1);
+  CHECK(l.links[0].name == "nic0");
+  REQUIRE(l.routes[l.cpu()][l.gateway()].size() == 1); // CPU host -> NIC -> gateway
+  CHECK(l.links[0].latency_s == Approx(31.92e-6 / 2).epsilon(1e-12));
+  CHECK(cli_error([] { platform::parse_cluster_string("nodes=4,gpus-per-node=0,gpu=P40,inter=10gbe"); }) ==
+        "--cluster: gpu needs gpus-per-node >= 1 (CPU-only nodes have no GPU; got 'P40')");
+  CHECK(cli_error([] { platform::parse_cluster_string("nodes=4,gpus-per-node=0,intra=pcie,inter=10gbe"); }) ==
+        "--cluster: intra needs gpus-per-node >= 1 (CPU-only nodes have no GPU-to-GPU links)");
+  CHECK(cli_error([] { platform::parse_cluster_string("nodes=4,gpus-per-node=0,inter=10gbe,nics-per-node=2"); }) ==
+        "--cluster: nics-per-node must be 1 with gpus-per-node 0 (the CPU host uses one NIC; got 2)");
+  CHECK(cli_error([] { platform::parse_cluster_string("nodes=4,gpus-per-node=0,inter=10gbe,intra-latency=1us"); }) ==
+        "--cluster: intra-latency needs gpus-per-node >= 1 (CPU-only nodes have no GPU-to-GPU links)");
+  CHECK(cli_error([] { platform::parse_cluster_string("nodes=4,gpus-per-node=2,intra=pcie,inter=10gbe"); }) ==
+        "--cluster: gpu is required with gpus-per-node >= 1 (known: " + platform::known_gpus() + ")");
+  CHECK(cli_error([] { platform::parse_cluster_string("nodes=4,gpus-per-node=2,gpu=P40,inter=10gbe"); }) ==
+        "--cluster: intra is required with gpus-per-node >= 1 (one of: pcie, nvlink, nvswitch)");
 }
