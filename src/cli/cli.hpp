@@ -21,6 +21,7 @@ struct RunOptions {
   std::string hosts;                    ///< explicit comma-separated rank -> host list
   ScheduleCli schedule;                 ///< the schedule and its knobs
   bool analytical = false;              ///< also print the closed-form critical path
+  bool explain = false;                 ///< also explain the iteration
   AggregationCli aggregation;           ///< algorithm and its knobs
   int iterations = 3;                   ///< iterations simulated back to back
   std::string report;                   ///< JSON report path (empty: none)

@@ -3,6 +3,7 @@
 #include "cli/aggregation_options.hpp"
 #include "cli/cli.hpp"
 #include "cli/common_options.hpp"
+#include "cli/explain.hpp"
 #include "cli/options.hpp"
 #include "cli/schedule_options.hpp"
 #include "collectives/algorithm_table.hpp"
@@ -54,6 +55,9 @@ po::options_description run_options(RunOptions& o)
   auto add_model = model.add_options();
   add_model("iterations", po::value(&o.iterations)->default_value(o.iterations)->value_name("N"),
             "iterations simulated back to back; the report averages those after the warm-up");
+  add_model("explain", po::bool_switch(&o.explain),
+            "also explain the iteration: its critical path, where communication went, what would shorten it most "
+            "(each change simulated in a run of its own) and what the run assumed");
   add_model("analytical", po::bool_switch(&o.analytical),
             "also print the closed-form critical path of the same DAG (alpha-beta costs, no contention)");
   po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
@@ -309,6 +313,20 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
     char buf[120];
     std::snprintf(buf, sizeof buf, "  %-34s %.3f s\n", "wall time", progress.wall_s());
     out << buf;
+  }
+  if (o.explain && o.report != kStandardOutput && o.trace != kStandardOutput) {
+    ExplainInput e;
+    e.dag = &dag;
+    e.multi = &sim.multi;
+    e.report = &report;
+    e.workload = &r.workload;
+    e.algorithm = r.aggregation.algorithm;
+    e.closed_form = simulation.closed_form();
+    e.compute_scale = simulation.compute_scale();
+    e.cluster = r.input.cluster;
+    e.args = args;
+    explain(out, e);
+    out << "\n";
   }
   if (!o.report.empty() && o.report != kStandardOutput) {
     write_output_file(o.report, message_to_json(report));
