@@ -46,6 +46,7 @@ struct CollectiveOptionsCli {
   std::string compare_format = "auto";
   double fail_above = -1;
   std::string csv;
+  std::string format = "table";
   bool quiet = false;
   std::vector<std::string> simgrid_cfg;
 };
@@ -346,6 +347,8 @@ po::options_description collective_options(CollectiveOptionsCli& o)
             "with --compare: fail if the median relative error exceeds FRACTION");
   po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
   auto add_output = output.add_options();
+  add_output("format", po::value(&o.format)->default_value(o.format)->value_name("NAME"),
+             "table (ddlsim's columns) | nccl-tests (all_reduce_perf's out-of-place columns, and the algorithm)");
   add_output("csv", po::value(&o.csv)->value_name("FILE"), "also write the table as CSV");
   add_output("quiet,q", po::bool_switch(&o.quiet), "no progress lines on stderr");
   add_output("help,h", "show this help");
@@ -378,6 +381,10 @@ engine::SweepInput sweep_input(const CollectiveOptionsCli& o, std::vector<Measur
     throw ConfigError("--fail-above needs --compare");
   if (std::find(kCompareFormats.begin(), kCompareFormats.end(), o.compare_format) == kCompareFormats.end())
     throw ConfigError("--compare-format must be one of " + join(kCompareFormats) + " (got '" + o.compare_format + "')");
+  if (o.format != "table" && o.format != "nccl-tests")
+    throw ConfigError("--format must be table or nccl-tests (got '" + o.format + "')");
+  if (o.format == "nccl-tests" && !o.compare.empty())
+    throw ConfigError("--format nccl-tests has no measured column: give --compare with the table format");
   if (o.compare_format != CollectiveOptionsCli().compare_format && o.compare.empty())
     throw ConfigError("--compare-format needs --compare");
   const bool nccl_range = !o.minbytes.empty() || !o.maxbytes.empty();
@@ -493,6 +500,57 @@ void check_median_error(std::ostream& out, std::vector<double> errors, double fa
   }
 }
 
+/** The algorithm (and for `nccl` the protocol) that runs an allreduce of `bytes`: "tree/LL128", "ring", "hd". */
+std::string algorithm_of(const engine::SweepInput& in, const engine::SweepOutput& sweep, std::uint64_t bytes)
+{
+  const int p = static_cast<int>(sweep.hosts.size());
+  const collectives::AlgorithmId id = in.algorithm.for_size(bytes, p);
+  if (id != collectives::AlgorithmId::Nccl)
+    return collectives::entry(id).name;
+  const collectives::NcclChoice c = collectives::nccl_choose(sweep.closed_form.nccl.topology, bytes);
+  return std::string(collectives::to_string(c.algo)) + "/" + collectives::to_string(c.proto);
+}
+
+/** nccl-tests' time column: "%7.2f" us, fewer decimals as it grows (src/common.cu). */
+std::string nccl_tests_time(double us)
+{
+  char buf[32];
+  std::snprintf(buf, sizeof buf, us >= 1e6 ? "%7.0f" : us >= 1e5 ? "%7.1f" : "%7.2f", us);
+  return buf;
+}
+
+/** The out-of-place block of nccl-tests' all_reduce_perf (float, sum, root -1, #wrong N/A: nothing is validated),
+ *  with the algorithm of each row after it; the header and summary as '#' lines, as nccl-tests prints them. */
+void print_nccl_tests(std::ostream& out, const engine::SweepInput& in, const engine::SweepOutput& sweep)
+{
+  const int p = static_cast<int>(sweep.hosts.size());
+  char buf[256];
+  out << "# ddlsim collective: " << in.algorithm.label() << " allreduce on " << p << " ranks (" << in.platform_file
+      << "), nccl-tests' all_reduce_perf columns\n#\n";
+  std::snprintf(buf, sizeof buf, "#%62s\n", "out-of-place");
+  out << buf;
+  std::snprintf(buf, sizeof buf, "#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %s\n", "size", "count", "type",
+                "redop", "root", "time", "algbw", "busbw", "#wrong", "algorithm");
+  out << buf;
+  std::snprintf(buf, sizeof buf, "#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s\n", "(B)", "(elements)", "", "", "", "(us)",
+                "(GB/s)", "(GB/s)");
+  out << buf;
+  double busbw_sum = 0;
+  for (const auto& pt : sweep.points) {
+    const double algbw = pt.time_s > 0 ? double(pt.bytes) / pt.time_s / 1e9 : 0.0;
+    const double busbw = algbw * 2.0 * (p - 1) / p;
+    busbw_sum += busbw;
+    std::snprintf(buf, sizeof buf, "%12llu  %12llu  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %6s  %s\n",
+                  static_cast<unsigned long long>(pt.bytes), static_cast<unsigned long long>(pt.bytes / 4), "float",
+                  "sum", -1, nccl_tests_time(pt.time_s * 1e6).c_str(), algbw, busbw, "N/A",
+                  algorithm_of(in, sweep, pt.bytes).c_str());
+    out << buf;
+  }
+  std::snprintf(buf, sizeof buf, "# Avg bus bandwidth    : %g \n#\n",
+                sweep.points.empty() ? 0.0 : busbw_sum / double(sweep.points.size()));
+  out << buf;
+}
+
 } // namespace
 
 void collective_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -513,9 +571,14 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
     };
   const engine::SweepOutput sweep = engine::run_collective_sweep(in);
 
-  print_header(out, o, in, sweep, !measured.empty());
   std::vector<double> errors;
-  const std::string csv = print_rows(out, in, sweep, measured, errors);
+  std::ostringstream table; // with --format nccl-tests the table only gives the CSV
+  std::ostream& rows = o.format == "table" ? out : table;
+  if (o.format == "table")
+    print_header(out, o, in, sweep, !measured.empty());
+  const std::string csv = print_rows(rows, in, sweep, measured, errors);
+  if (o.format == "nccl-tests")
+    print_nccl_tests(out, in, sweep);
   if (!o.csv.empty())
     write_output_file(o.csv, csv);
   if (!measured.empty())
