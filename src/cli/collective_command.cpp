@@ -11,6 +11,7 @@
 #include "platform/cluster_spec.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -28,8 +29,8 @@ const char* const kCollectiveUsage =
 Times one allreduce of each message size on the chosen ranks (all ranks start together), the way
 nccl-tests and the OSU micro-benchmarks do on real clusters, and prints beside it the closed-form
 alpha-beta prediction from the platform's worst route. Bus bandwidth follows nccl-tests:
-busbw = algbw x 2(n-1)/n. With --compare, sizes come from a measured OSU-style log and the table adds
-the measurement and the relative error.)";
+busbw = algbw x 2(n-1)/n. With --compare, sizes come from a measured log (OSU's plain or -f output, nccl-tests'
+out-of-place time, or CSV) and the table adds the measurement and the relative error.)";
 
 struct CollectiveOptionsCli {
   std::string platform;
@@ -42,8 +43,10 @@ struct CollectiveOptionsCli {
   std::string sizes = "4B:128MiB";
   double factor = 2;
   std::string compare;
+  std::string compare_format = "auto";
   double fail_above = -1;
   std::string csv;
+  std::string format = "table";
   bool quiet = false;
   std::vector<std::string> simgrid_cfg;
 };
@@ -89,61 +92,232 @@ std::vector<std::uint64_t> size_range(const std::string& spec, double factor)
   return sizes;
 }
 
-/** One measured size of an OSU latency log. */
+std::string trim(const std::string& s)
+{
+  const auto first = s.find_first_not_of(" \t\r");
+  if (first == std::string::npos)
+    return "";
+  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+/** One measured size of a --compare log. */
 struct Measurement {
   std::uint64_t bytes = 0;
   double seconds = 0;
-  std::string processes; ///< N of an "N,SIZE" line (empty if the line has no count)
+  std::string processes; ///< the process count the log states for this size (empty if it does not)
   int line = 0;
 };
 
-/** An OSU latency log: lines "SIZE LATENCY_US" or "N,SIZE LATENCY_US" (N: the process count), '#' comments. */
-std::vector<Measurement> read_measurements(const std::string& path)
+/** The --compare formats (docs/collectives.md, "Comparing with a measurement"). */
+const std::vector<std::string> kCompareFormats = {"auto", "osu", "nccl-tests", "csv"};
+
+std::vector<std::string> split_fields(const std::string& line, char separator)
 {
-  std::istringstream in(read_file(path));
-  std::vector<Measurement> rows;
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line[first] == '#')
+  std::vector<std::string> fields;
+  if (separator == ' ') {
+    std::istringstream in(line);
+    for (std::string f; in >> f;)
+      fields.push_back(f);
+    return fields;
+  }
+  std::string field;
+  std::istringstream in(line);
+  while (std::getline(in, field, separator))
+    fields.push_back(trim(field));
+  if (!line.empty() && line.back() == separator)
+    fields.emplace_back();
+  return fields;
+}
+
+bool is_count(const std::string& s)
+{
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos && s[0] != '0';
+}
+
+/** A size in bytes (a bare integer, as every tool writes it, or with a ddlsim unit), > 0. */
+std::uint64_t measured_size(const std::string& field, const std::string& where)
+{
+  const bool bare = !field.empty() && field.find_first_not_of("0123456789") == std::string::npos;
+  std::uint64_t size = 0;
+  try {
+    size = parse_bytes(bare ? field + "B" : field, "size");
+  } catch (const ConfigError&) {
+    throw InputError(where + ": bad message size '" + field + "'");
+  }
+  if (size == 0)
+    throw InputError(where + ": message size must be > 0 bytes (got '" + field + "')");
+  return size;
+}
+
+double measured_seconds(const std::string& field, const std::string& where, const std::string& column)
+{
+  char* end = nullptr;
+  const double us = std::strtod(field.c_str(), &end);
+  if (field.empty() || *end != '\0' || !std::isfinite(us) || us <= 0)
+    throw InputError(where + ": " + column + " must be a positive number of microseconds (got '" + field + "')");
+  return us * 1e-6;
+}
+
+/** The format of a log: nccl-tests by its "# nThread" / column header lines, CSV by a header line of names
+ *  separated by commas, OSU otherwise. */
+std::string detect_format(const std::string& text)
+{
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const std::string t = trim(line);
+    if (t.empty())
       continue;
-    std::istringstream fields(line);
-    std::string size_field, latency_field, extra;
-    fields >> size_field >> latency_field;
+    if (t[0] == '#') {
+      if (t.find("nThread") != std::string::npos || t.find("out-of-place") != std::string::npos ||
+          (t.find(" count ") != std::string::npos && t.find("busbw") != std::string::npos))
+        return "nccl-tests";
+      continue;
+    }
+    return std::isalpha(static_cast<unsigned char>(t[0])) && t.find(',') != std::string::npos ? "csv" : "osu";
+  }
+  return "osu";
+}
+
+/** OSU's osu_allreduce: "SIZE AVG_US" (plain) or "SIZE AVG_US MIN_US MAX_US ITERATIONS" (-f), '#' comments; a
+ *  size may be "N,SIZE" (N: the process count, as the logs in data/ carry it). */
+void read_osu(std::istream& in, const std::string& path, std::vector<Measurement>& rows)
+{
+  int number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    const std::string t = trim(line);
+    if (t.empty() || t[0] == '#')
+      continue;
     const std::string where = path + ": line " + std::to_string(number);
-    if (latency_field.empty() || (fields >> extra))
-      throw InputError(where + ": expected 'SIZE LATENCY_US' (got '" + line + "')");
-    const auto comma = size_field.find(',');
+    const auto f = split_fields(t, ' ');
+    if (f.size() != 2 && f.size() != 5)
+      throw InputError(where + ": expected 'SIZE LATENCY_US' or OSU -f's 'SIZE AVG MIN MAX ITERATIONS' (got '" + t +
+                       "')");
+    std::string size_field = f[0];
     std::string processes;
+    const auto comma = size_field.find(',');
     if (comma != std::string::npos) {
       processes = size_field.substr(0, comma);
       size_field = size_field.substr(comma + 1);
-      if (processes.empty() || processes.find_first_not_of("0123456789") != std::string::npos || processes[0] == '0')
+      if (!is_count(processes))
         throw InputError(where + ": the process count before ',' must be a positive integer (got '" + processes + "')");
     }
-    // OSU logs give sizes in bytes, without a unit; a unit is accepted too
-    const bool bare = !size_field.empty() && size_field.find_first_not_of("0123456789") == std::string::npos;
-    std::uint64_t size = 0;
-    try {
-      size = parse_bytes(bare ? size_field + "B" : size_field, "size");
-    } catch (const ConfigError&) {
-      throw InputError(where + ": bad message size '" + size_field + "'");
+    const std::uint64_t size = measured_size(size_field, where);
+    const double avg = measured_seconds(f[1], where, "latency");
+    if (f.size() == 5) {
+      const double lo = measured_seconds(f[2], where, "min latency");
+      const double hi = measured_seconds(f[3], where, "max latency");
+      if (!(lo <= avg && avg <= hi))
+        throw InputError(where + ": need min <= avg <= max latency (got '" + t + "')");
+      if (!is_count(f[4]))
+        throw InputError(where + ": iterations must be a positive integer (got '" + f[4] + "')");
     }
-    if (size == 0)
-      throw InputError(where + ": message size must be > 0 bytes (got '" + size_field + "')");
-    if (rows.size() == kMaxSizes)
-      throw InputError(where + ": more than " + std::to_string(kMaxSizes) + " measurements (at most " +
-                       std::to_string(kMaxSizes) + " sizes per sweep)");
-    char* end = nullptr;
-    const double us = std::strtod(latency_field.c_str(), &end);
-    if (*end != '\0' || !std::isfinite(us) || us <= 0)
-      throw InputError(where + ": latency must be a positive number of microseconds (got '" + latency_field + "')");
-    rows.push_back({size, us * 1e-6, processes, number});
+    rows.push_back({size, avg, processes, number});
   }
+}
+
+/** nccl-tests' *_perf: the column header "# size count type redop [root] time algbw busbw error|#wrong ..." names
+ *  the columns (the out-of-place time is the first "time"); "#  Rank N ..." lines count the processes. */
+void read_nccl_tests(std::istream& in, const std::string& path, std::vector<Measurement>& rows)
+{
+  int number = 0;
+  std::size_t size_col = 0, time_col = 0, columns = 0;
+  int ranks = 0;
+  bool header = false;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    const std::string t = trim(line);
+    if (t.empty())
+      continue;
+    if (t[0] == '#') {
+      const auto f = split_fields(t.substr(1), ' ');
+      if (!f.empty() && f[0] == "Rank")
+        ++ranks;
+      const auto time = std::find(f.begin(), f.end(), "time");
+      if (!header && !f.empty() && f[0] == "size" && time != f.end()) {
+        header = true;
+        size_col = 0;
+        time_col = static_cast<std::size_t>(time - f.begin());
+        columns = f.size();
+      }
+      continue;
+    }
+    const std::string where = path + ": line " + std::to_string(number);
+    if (!header)
+      throw InputError(where + ": a row before nccl-tests' column header ('#  size  count  type ... time ...')");
+    const auto f = split_fields(t, ' ');
+    if (f.size() != columns)
+      throw InputError(where + ": expected " + std::to_string(columns) + " columns as the header names (got " +
+                       std::to_string(f.size()) + ")");
+    rows.push_back({measured_size(f[size_col], where), measured_seconds(f[time_col], where, "time"),
+                    ranks > 0 ? std::to_string(ranks) : std::string(), number});
+  }
+}
+
+/** CSV: a header naming "bytes" (or "size") and "latency_us" (or "time_us"), optionally "processes"; other
+ *  columns are ignored. */
+void read_csv(std::istream& in, const std::string& path, std::vector<Measurement>& rows)
+{
+  int number = 0;
+  std::vector<std::string> names;
+  std::ptrdiff_t size_col = -1, time_col = -1, proc_col = -1;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    const std::string t = trim(line);
+    if (t.empty() || t[0] == '#')
+      continue;
+    const std::string where = path + ": line " + std::to_string(number);
+    const auto f = split_fields(t, ',');
+    if (names.empty()) {
+      names = f;
+      const auto col = [&](std::initializer_list<const char*> choices) -> std::ptrdiff_t {
+        for (const char* c : choices) {
+          const auto it = std::find(names.begin(), names.end(), c);
+          if (it != names.end())
+            return it - names.begin();
+        }
+        return -1;
+      };
+      size_col = col({"bytes", "size"});
+      time_col = col({"latency_us", "time_us"});
+      proc_col = col({"processes"});
+      if (size_col < 0 || time_col < 0)
+        throw InputError(where + ": the CSV header needs columns 'bytes' (or 'size') and 'latency_us' (or 'time_us')");
+      continue;
+    }
+    if (f.size() != names.size())
+      throw InputError(where + ": expected " + std::to_string(names.size()) + " fields as the header names (got " +
+                       std::to_string(f.size()) + ")");
+    std::string processes;
+    if (proc_col >= 0) {
+      processes = f[proc_col];
+      if (!is_count(processes))
+        throw InputError(where + ": processes must be a positive integer (got '" + processes + "')");
+    }
+    rows.push_back(
+        {measured_size(f[size_col], where), measured_seconds(f[time_col], where, names[time_col]), processes, number});
+  }
+}
+
+/** A measured log in `format` (auto: detect_format). */
+std::vector<Measurement> read_measurements(const std::string& path, const std::string& format)
+{
+  const std::string text = read_file(path);
+  const std::string chosen = format == "auto" ? detect_format(text) : format;
+  std::istringstream in(text);
+  std::vector<Measurement> rows;
+  if (chosen == "nccl-tests")
+    read_nccl_tests(in, path, rows);
+  else if (chosen == "csv")
+    read_csv(in, path, rows);
+  else
+    read_osu(in, path, rows);
   if (rows.empty())
-    throw InputError(path + ": no measurements");
+    throw InputError(path + ": no measurements (read as " + chosen + ")");
+  if (rows.size() > kMaxSizes)
+    throw InputError(path + ": line " + std::to_string(rows[kMaxSizes].line) + ": more than " +
+                     std::to_string(kMaxSizes) + " measurements (at most " + std::to_string(kMaxSizes) +
+                     " sizes per sweep)");
   return rows;
 }
 
@@ -166,11 +340,15 @@ po::options_description collective_options(CollectiveOptionsCli& o)
   add_sizes("maxbytes,e", po::value(&o.maxbytes)->value_name("SIZE"), "nccl-tests' -e: the largest size");
   add_sizes("stepfactor,f", po::value(&o.stepfactor)->value_name("F"), "nccl-tests' -f: the same as --factor");
   add_sizes("compare", po::value(&o.compare)->value_name("FILE"),
-            "take the sizes from a measured OSU-style log (SIZE LATENCY_US per line) and compare");
+            "take the sizes from a measured log and compare: OSU's plain or -f output, nccl-tests' or CSV");
+  add_sizes("compare-format", po::value(&o.compare_format)->default_value(o.compare_format)->value_name("NAME"),
+            "the --compare log's format: auto (by its header lines), osu, nccl-tests, csv");
   add_sizes("fail-above", po::value(&o.fail_above)->value_name("FRACTION"),
             "with --compare: fail if the median relative error exceeds FRACTION");
   po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
   auto add_output = output.add_options();
+  add_output("format", po::value(&o.format)->default_value(o.format)->value_name("NAME"),
+             "table (ddlsim's columns) | nccl-tests (all_reduce_perf's out-of-place columns, and the algorithm)");
   add_output("csv", po::value(&o.csv)->value_name("FILE"), "also write the table as CSV");
   add_output("quiet,q", po::bool_switch(&o.quiet), "no progress lines on stderr");
   add_output("help,h", "show this help");
@@ -201,6 +379,14 @@ engine::SweepInput sweep_input(const CollectiveOptionsCli& o, std::vector<Measur
     throw ConfigError("--fail-above must be a finite number >= 0 (got " + format_double(o.fail_above) + ")");
   if (o.fail_above >= 0 && o.compare.empty())
     throw ConfigError("--fail-above needs --compare");
+  if (std::find(kCompareFormats.begin(), kCompareFormats.end(), o.compare_format) == kCompareFormats.end())
+    throw ConfigError("--compare-format must be one of " + join(kCompareFormats) + " (got '" + o.compare_format + "')");
+  if (o.format != "table" && o.format != "nccl-tests")
+    throw ConfigError("--format must be table or nccl-tests (got '" + o.format + "')");
+  if (o.format == "nccl-tests" && !o.compare.empty())
+    throw ConfigError("--format nccl-tests has no measured column: give --compare with the table format");
+  if (o.compare_format != CollectiveOptionsCli().compare_format && o.compare.empty())
+    throw ConfigError("--compare-format needs --compare");
   const bool nccl_range = !o.minbytes.empty() || !o.maxbytes.empty();
   if (nccl_range && (o.minbytes.empty() || o.maxbytes.empty()))
     throw ConfigError(
@@ -218,7 +404,7 @@ engine::SweepInput sweep_input(const CollectiveOptionsCli& o, std::vector<Measur
   const std::string sizes = nccl_range ? o.minbytes + ":" + o.maxbytes : o.sizes;
   const double factor = o.stepfactor != 0 ? o.stepfactor : o.factor;
   if (!o.compare.empty()) {
-    measured = read_measurements(o.compare);
+    measured = read_measurements(o.compare, o.compare_format);
     for (const auto& m : measured)
       in.sizes.push_back(m.bytes);
   } else {
@@ -314,6 +500,57 @@ void check_median_error(std::ostream& out, std::vector<double> errors, double fa
   }
 }
 
+/** The algorithm (and for `nccl` the protocol) that runs an allreduce of `bytes`: "tree/LL128", "ring", "hd". */
+std::string algorithm_of(const engine::SweepInput& in, const engine::SweepOutput& sweep, std::uint64_t bytes)
+{
+  const int p = static_cast<int>(sweep.hosts.size());
+  const collectives::AlgorithmId id = in.algorithm.for_size(bytes, p);
+  if (id != collectives::AlgorithmId::Nccl)
+    return collectives::entry(id).name;
+  const collectives::NcclChoice c = collectives::nccl_choose(sweep.closed_form.nccl.topology, bytes);
+  return std::string(collectives::to_string(c.algo)) + "/" + collectives::to_string(c.proto);
+}
+
+/** nccl-tests' time column: "%7.2f" us, fewer decimals as it grows (src/common.cu). */
+std::string nccl_tests_time(double us)
+{
+  char buf[32];
+  std::snprintf(buf, sizeof buf, us >= 1e6 ? "%7.0f" : us >= 1e5 ? "%7.1f" : "%7.2f", us);
+  return buf;
+}
+
+/** The out-of-place block of nccl-tests' all_reduce_perf (float, sum, root -1, #wrong N/A: nothing is validated),
+ *  with the algorithm of each row after it; the header and summary as '#' lines, as nccl-tests prints them. */
+void print_nccl_tests(std::ostream& out, const engine::SweepInput& in, const engine::SweepOutput& sweep)
+{
+  const int p = static_cast<int>(sweep.hosts.size());
+  char buf[256];
+  out << "# ddlsim collective: " << in.algorithm.label() << " allreduce on " << p << " ranks (" << in.platform_file
+      << "), nccl-tests' all_reduce_perf columns\n#\n";
+  std::snprintf(buf, sizeof buf, "#%62s\n", "out-of-place");
+  out << buf;
+  std::snprintf(buf, sizeof buf, "#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %s\n", "size", "count", "type",
+                "redop", "root", "time", "algbw", "busbw", "#wrong", "algorithm");
+  out << buf;
+  std::snprintf(buf, sizeof buf, "#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s\n", "(B)", "(elements)", "", "", "", "(us)",
+                "(GB/s)", "(GB/s)");
+  out << buf;
+  double busbw_sum = 0;
+  for (const auto& pt : sweep.points) {
+    const double algbw = pt.time_s > 0 ? double(pt.bytes) / pt.time_s / 1e9 : 0.0;
+    const double busbw = algbw * 2.0 * (p - 1) / p;
+    busbw_sum += busbw;
+    std::snprintf(buf, sizeof buf, "%12llu  %12llu  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %6s  %s\n",
+                  static_cast<unsigned long long>(pt.bytes), static_cast<unsigned long long>(pt.bytes / 4), "float",
+                  "sum", -1, nccl_tests_time(pt.time_s * 1e6).c_str(), algbw, busbw, "N/A",
+                  algorithm_of(in, sweep, pt.bytes).c_str());
+    out << buf;
+  }
+  std::snprintf(buf, sizeof buf, "# Avg bus bandwidth    : %g \n#\n",
+                sweep.points.empty() ? 0.0 : busbw_sum / double(sweep.points.size()));
+  out << buf;
+}
+
 } // namespace
 
 void collective_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -323,6 +560,9 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
     return;
   std::vector<Measurement> measured;
   engine::SweepInput in = sweep_input(o, measured);
+  in.check_hosts = [&](const std::vector<std::string>& hosts) { // before simulating
+    check_process_counts(measured, o.compare, static_cast<int>(hosts.size()));
+  };
   const ProgressLines progress(err, o.quiet);
   if (!progress.quiet())
     in.progress = [&](std::size_t k, double time_s) {
@@ -330,11 +570,15 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
                      format_bytes(double(in.sizes[k])) + ") done: " + format_seconds(time_s) + " simulated");
     };
   const engine::SweepOutput sweep = engine::run_collective_sweep(in);
-  check_process_counts(measured, o.compare, static_cast<int>(sweep.hosts.size()));
 
-  print_header(out, o, in, sweep, !measured.empty());
   std::vector<double> errors;
-  const std::string csv = print_rows(out, in, sweep, measured, errors);
+  std::ostringstream table; // with --format nccl-tests the table only gives the CSV
+  std::ostream& rows = o.format == "table" ? out : table;
+  if (o.format == "table")
+    print_header(out, o, in, sweep, !measured.empty());
+  const std::string csv = print_rows(rows, in, sweep, measured, errors);
+  if (o.format == "nccl-tests")
+    print_nccl_tests(out, in, sweep);
   if (!o.csv.empty())
     write_output_file(o.csv, csv);
   if (!measured.empty())

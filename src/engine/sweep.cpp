@@ -58,6 +58,8 @@ SweepOutput run_collective_sweep(const SweepInput& input)
 {
   auto collective = collectives::make_collective(input.algorithm, input.collective);
   Setup setup = open_platform({input.platform_file, input.cluster, input.ranks, input.hosts, input.simgrid_cfg});
+  if (input.check_hosts)
+    input.check_hosts(setup.host_names);
   SweepOutput out;
   out.hosts = setup.host_names;
   out.simgrid_cfg = setup.simgrid_cfg;

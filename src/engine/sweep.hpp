@@ -26,6 +26,8 @@ struct SweepInput {
   std::vector<std::uint64_t> sizes; ///< bytes, in order
   /** Called after each size: its index, and its time in seconds. May be empty. */
   std::function<void(std::size_t, double)> progress;
+  /** Called with the ranks' hosts once the platform is open, before anything is simulated. May be empty. */
+  std::function<void(const std::vector<std::string>&)> check_hosts;
 };
 
 /** @brief One size of a sweep. */
