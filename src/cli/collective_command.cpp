@@ -423,8 +423,7 @@ void check_process_counts(const std::vector<Measurement>& measured, const std::s
                        m.processes + ")");
 }
 
-void print_header(std::ostream& out, const CollectiveOptionsCli& o, const engine::SweepInput& in,
-                  const engine::SweepOutput& sweep, bool compare)
+void print_header(std::ostream& out, const engine::SweepInput& in, const engine::SweepOutput& sweep, bool compare)
 {
   const auto& hop = sweep.closed_form.hops.flat;
   char buf[256];
@@ -575,7 +574,7 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
   std::ostringstream table; // with --format nccl-tests the table only gives the CSV
   std::ostream& rows = o.format == "table" ? out : table;
   if (o.format == "table")
-    print_header(out, o, in, sweep, !measured.empty());
+    print_header(out, in, sweep, !measured.empty());
   const std::string csv = print_rows(rows, in, sweep, measured, errors);
   if (o.format == "nccl-tests")
     print_nccl_tests(out, in, sweep);
