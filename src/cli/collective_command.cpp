@@ -3,6 +3,7 @@
 #include "cli/cli.hpp"
 #include "cli/common_options.hpp"
 #include "cli/options.hpp"
+#include "cli/osu_log.hpp"
 #include "collectives/algorithm_table.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
@@ -72,64 +73,6 @@ std::vector<std::uint64_t> size_range(const std::string& spec, double factor)
   return sizes;
 }
 
-/** One measured size of an OSU latency log. */
-struct Measurement {
-  std::uint64_t bytes = 0;
-  double seconds = 0;
-  std::string processes; ///< N of an "N,SIZE" line (empty if the line has no count)
-  int line = 0;
-};
-
-/** An OSU latency log: lines "SIZE LATENCY_US" or "N,SIZE LATENCY_US" (N: the process count), '#' comments. */
-std::vector<Measurement> read_measurements(const std::string& path)
-{
-  std::istringstream in(read_file(path));
-  std::vector<Measurement> rows;
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line[first] == '#')
-      continue;
-    std::istringstream fields(line);
-    std::string size_field, latency_field, extra;
-    fields >> size_field >> latency_field;
-    const std::string where = path + ": line " + std::to_string(number);
-    if (latency_field.empty() || (fields >> extra))
-      throw InputError(where + ": expected 'SIZE LATENCY_US' (got '" + line + "')");
-    const auto comma = size_field.find(',');
-    std::string processes;
-    if (comma != std::string::npos) {
-      processes = size_field.substr(0, comma);
-      size_field = size_field.substr(comma + 1);
-      if (processes.empty() || processes.find_first_not_of("0123456789") != std::string::npos || processes[0] == '0')
-        throw InputError(where + ": the process count before ',' must be a positive integer (got '" + processes + "')");
-    }
-    // OSU logs give sizes in bytes, without a unit; a unit is accepted too
-    const bool bare = !size_field.empty() && size_field.find_first_not_of("0123456789") == std::string::npos;
-    std::uint64_t size = 0;
-    try {
-      size = parse_bytes(bare ? size_field + "B" : size_field, "size");
-    } catch (const ConfigError&) {
-      throw InputError(where + ": bad message size '" + size_field + "'");
-    }
-    if (size == 0)
-      throw InputError(where + ": message size must be > 0 bytes (got '" + size_field + "')");
-    if (rows.size() == kMaxSizes)
-      throw InputError(where + ": more than " + std::to_string(kMaxSizes) + " measurements (at most " +
-                       std::to_string(kMaxSizes) + " sizes per sweep)");
-    char* end = nullptr;
-    const double us = std::strtod(latency_field.c_str(), &end);
-    if (*end != '\0' || !std::isfinite(us) || us <= 0)
-      throw InputError(where + ": latency must be a positive number of microseconds (got '" + latency_field + "')");
-    rows.push_back({size, us * 1e-6, processes, number});
-  }
-  if (rows.empty())
-    throw InputError(path + ": no measurements");
-  return rows;
-}
-
 po::options_description collective_options(CollectiveOptionsCli& o)
 {
   po::options_description input("Input", kHelpColumns, kHelpDescriptionColumns);
@@ -173,7 +116,7 @@ engine::SweepInput sweep_input(const CollectiveOptionsCli& o, std::vector<Measur
   if (o.fail_above >= 0 && o.compare.empty())
     throw ConfigError("--fail-above needs --compare");
   if (!o.compare.empty()) {
-    measured = read_measurements(o.compare);
+    measured = parse_osu_log(read_file(o.compare), o.compare, kMaxSizes);
     for (const auto& m : measured)
       in.sizes.push_back(m.bytes);
   } else {
