@@ -108,8 +108,8 @@ std::size_t check_json_keys(const std::string& text, const std::string& source, 
     } else if (c == '"') {
       std::string value;
       for (++i; i < text.size() && text[i] != '"'; ++i) {
-        if (text[i] == '\n')
-          ++line;
+        if (static_cast<unsigned char>(text[i]) < 0x20)
+          return count; // a control character in a string is malformed JSON: protobuf's parser says so
         if (text[i] != '\\') {
           value += text[i];
           continue;

@@ -159,3 +159,16 @@ TEST_CASE("the run-size estimate grows with ranks x iterations x tasks and refus
                                                   "events, 16 hosts; lower iterations or ranks"));
   CHECK(engine::physical_memory_bytes() > (std::uint64_t(64) << 20));
 }
+
+TEST_CASE("every error is one line: line breaks and control characters of quoted values are escaped")
+{
+  CHECK_THAT(InputError("f: bad word 'a\nb\r\x01\x7f' here").what(), Equals("f: bad word 'a\\nb\\r\\x01\\x7F' here"));
+  const ConfigError e(field("hosts") + " unknown host 'x\ny'\ttab");
+  CHECK_THAT(e.what(), Equals("hosts unknown host 'x\\ny'\ttab"));
+  CHECK_THAT(e.message_template(), Equals(field("hosts") + " unknown host 'x\\ny'\ttab")); // marks kept
+  // what the fuzzers found: a --cluster key, a size and a JSON key quoted with a line break
+  CHECK_THROWS_WITH(parse_bytes("\n844747378<", "size"), "size: expected a size such as 4B, 8KiB, 1MiB or 1GiB (got "
+                                                         "'\\n844747378<')");
+  CHECK_THAT(error_of(kJsonHead + "\"a\": 1, \"a\n\": 2}", "w.json"),
+             Catch::Matchers::StartsWith("w.json: malformed JSON"));
+}
