@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages ddlsim needs to build and test, when they are missing.
+# Installs the Debian 12 packages ddlsim needs to build and test, when they are missing; extra packages given as
+# arguments are installed too (scripts/fuzz.sh passes clang).
 set -euo pipefail
 packages=(cmake make g++ pkg-config libsimgrid-dev libxml2-dev libboost-program-options-dev libprotobuf-dev protobuf-compiler catch2 python3 time
-          clang-format python3-matplotlib) # python3-matplotlib: ddlsim plot and its tests (scripts/plot.py)
+          clang-format python3-matplotlib "$@") # python3-matplotlib: ddlsim plot and its tests
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -20,8 +20,8 @@ int main(int argc, char** argv)
   } catch (const ddlsim::WriteError& e) {
     std::cerr << "ddlsim: error: " << e.what() << "\n";
     return 4;
-  } catch (const std::exception& e) {
-    std::cerr << "ddlsim: error: " << e.what() << "\n";
+  } catch (const std::exception& e) { // not ddlsim's: its message may have several lines
+    std::cerr << "ddlsim: error: " << ddlsim::one_line(e.what()) << "\n";
     return 3;
   }
 }

@@ -11,6 +11,7 @@
 #include "common/json.hpp"
 #include "common/output_file.hpp"
 #include "common/strings.hpp"
+#include "engine/run_size.hpp"
 #include "engine/simulation.hpp"
 #include "engine/version.hpp"
 #include "platform/cluster_spec.hpp"
@@ -289,6 +290,12 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
   engine::Simulation simulation(r.input);
   const dag::IterationDag dag = build_run_dag(simulation, r);
   const dag::IterationDag baseline = single_gpu_dag(simulation, r);
+  const auto& cluster = r.input.cluster; // a run this machine cannot hold is refused before anything runs
+  const std::size_t nodes = cluster ? std::size_t(cluster->nodes) : 0, g = cluster ? cluster->gpus_per_node : 0;
+  const std::size_t ranks = simulation.hosts().size();
+  engine::check_run_size({ranks, r.input.iterations, dag.tasks.size(), baseline.tasks.size(),
+                          cluster ? nodes * g : ranks, nodes * (g + 2) * (g + 2), !o.trace.empty()},
+                         r.input.dry_run ? 0 : engine::physical_memory_bytes());
   const double analytical = o.analytical ? analytical_iteration_s(simulation, r, dag) : 0.0;
   const engine::SimulationOutput sim = simulation.run(dag, &baseline);
   const proto::RunConfig config = run_config(o, r, sim, simulation.closed_form());

@@ -6,10 +6,33 @@
 
 namespace ddlsim {
 
-/** @brief Base of every error ddlsim reports to a user. The message is complete and one line. */
+/** @brief `message` on one line: a line break or another control character (from a value the message quotes, such
+ *  as a word of an input file) is written as an escape, `\n` or `\xNN`; field() marks are kept. */
+inline std::string one_line(const std::string& message)
+{
+  static const char* const kHex = "0123456789ABCDEF";
+  std::string out;
+  for (char c : message) {
+    const auto b = static_cast<unsigned char>(c);
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if ((b < 0x20 && c != '\t' && c != '\x1e' && c != '\x1f') || b == 0x7F)
+      out += std::string("\\x") + kHex[b >> 4] + kHex[b & 15];
+    else
+      out += c;
+  }
+  return out;
+}
+
+/** @brief Base of every error ddlsim reports to a user. The message is complete and one line (one_line()). */
 class Error : public std::runtime_error {
 public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message)
+      : std::runtime_error(one_line(message))
+  {
+  }
 };
 
 /** @brief Bad input file or value in it: the message names the file, the field and the bad value. */
@@ -66,7 +89,7 @@ inline std::string field(const std::string& name)
 
 inline ConfigError::ConfigError(const std::string& message)
     : Error(render_fields(message, [](const std::string& name) { return name; }))
-    , template_(message)
+    , template_(one_line(message))
 {
 }
 

@@ -190,7 +190,7 @@ std::string format_double(double value)
   return buf;
 }
 
-std::string checked_utf8(const std::string& text, const std::string& file)
+std::string checked_utf8(const std::string& text, const std::string& file, const FieldOfColumn& field_of)
 {
   const std::size_t start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
   int line = 1;
@@ -219,8 +219,10 @@ std::string checked_utf8(const std::string& text, const std::string& file)
     if (!ok) {
       char byte[8];
       std::snprintf(byte, sizeof byte, "0x%02X", b);
+      const std::string line_text = text.substr(line_start, text.find('\n', line_start) - line_start);
+      const std::string name = field_of ? field_of(line_text, i - line_start) : std::string();
       throw InputError(file + ": line " + std::to_string(line) + ", column " + std::to_string(i - line_start + 1) +
-                       ": invalid UTF-8 (byte " + byte + ")");
+                       ": " + (name.empty() ? "" : name + ": ") + "invalid UTF-8 (byte " + byte + ")");
     }
     if (b == '\n') {
       ++line;
@@ -229,6 +231,36 @@ std::string checked_utf8(const std::string& text, const std::string& file)
     i += n;
   }
   return start == 0 ? text : text.substr(start);
+}
+
+std::string key_at_column(const std::string& line, std::size_t column)
+{
+  std::string key;  // the field being assigned
+  std::string last; // the last identifier or closed string
+  char quote = 0;
+  std::string quoted;
+  for (std::size_t i = 0; i < line.size() && i < column; ++i) {
+    const char c = line[i];
+    if (quote != 0) {
+      if (c == '\\' && i + 1 < column)
+        quoted += line[++i];
+      else if (c == quote)
+        quote = 0, last = quoted;
+      else
+        quoted += c;
+    } else if (c == '"' || c == '\'') {
+      quote = c, quoted.clear();
+    } else if (c == '#') {
+      return "comment";
+    } else if (c == ':') {
+      key = last;
+    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+      if (i == 0 || !(std::isalnum(static_cast<unsigned char>(line[i - 1])) || line[i - 1] == '_'))
+        last.clear();
+      last += c;
+    }
+  }
+  return key;
 }
 
 bool readable_file(const std::string& path)

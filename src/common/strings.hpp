@@ -1,7 +1,9 @@
 // Small string helpers: checked number parsing, natural ordering, human-readable units.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,9 +39,18 @@ std::string format_bytes(double bytes);
 /** @brief Shortest decimal form that reads back as the same double: 0.0005 -> "0.0005", NaN -> "nan". */
 std::string format_double(double value);
 
+/** @brief Names the field of a line of a file that holds byte `column` (0-based) of `line_text`; "" when unknown. */
+using FieldOfColumn = std::function<std::string(const std::string& line_text, std::size_t column)>;
+
 /** @brief `text` without a leading UTF-8 byte-order mark (spreadsheets write one), then checked to be valid UTF-8:
- *  throws InputError "FILE: line N, column C: invalid UTF-8 (byte 0xNN)" otherwise. */
-std::string checked_utf8(const std::string& text, const std::string& file);
+ *  throws InputError "FILE: line N, column C: FIELD: invalid UTF-8 (byte 0xNN)" otherwise, FIELD from `field_of`
+ *  (left out when it is empty or returns ""). */
+std::string checked_utf8(const std::string& text, const std::string& file, const FieldOfColumn& field_of = {});
+
+/** @brief The key a `key: value` line of protobuf text format or JSON assigns at byte `column` (0-based) of `line`:
+ *  the last identifier or quoted string before a ':' outside quotes, "comment" after a '#' outside quotes, ""
+ *  when there is none. For checked_utf8(). */
+std::string key_at_column(const std::string& line, std::size_t column);
 
 /** @brief True when the file exists and can be opened for reading. */
 bool readable_file(const std::string& path);

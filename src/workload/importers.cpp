@@ -106,12 +106,49 @@ private:
   std::unordered_map<std::string, int> lines_;
 };
 
+/** The CSV column that holds byte `column` of `line`, for invalid UTF-8 messages. */
+std::string csv_field_at(const std::string& line, std::size_t column)
+{
+  static const char* const kColumns[] = {"layer", "forward_ms", "backward_ms", "gradient_bytes"};
+  const auto first = line.find_first_not_of(" \t\r");
+  if (first != std::string::npos && first <= column && line[first] == '#')
+    return "comment";
+  std::size_t commas = 0;
+  for (std::size_t i = 0; i < column && i < line.size(); ++i)
+    commas += line[i] == ',' ? 1 : 0;
+  return commas < 4 ? kColumns[commas] : "field " + std::to_string(commas + 1);
+}
+
+/** The ASTRA-sim field (by word position) that holds byte `column` of `line`, for invalid UTF-8 messages. */
+std::string astra_field_at(const std::string& line, std::size_t column)
+{
+  static const char* const kFields[] = {"layer name",
+                                        "reserved field",
+                                        "forward cycles",
+                                        "forward communication type",
+                                        "forward communication size",
+                                        "input-gradient cycles",
+                                        "input-gradient communication type",
+                                        "input-gradient communication size",
+                                        "weight-gradient cycles",
+                                        "weight-gradient communication type",
+                                        "weight-gradient communication size",
+                                        "update delay"};
+  std::size_t words = 0;
+  for (std::size_t i = 0; i <= column && i < line.size(); ++i)
+    if (!std::isspace(static_cast<unsigned char>(line[i])) &&
+        (i == 0 || std::isspace(static_cast<unsigned char>(line[i - 1]))))
+      ++words;
+  return words >= 1 && words <= 12 ? kFields[words - 1] : "field " + std::to_string(words);
+}
+
 } // namespace
 
 proto::Workload import_csv(const std::string& file_text, const std::string& source, CsvHeader header,
                            const ImportMetadata& meta)
 {
-  const std::string text = checked_utf8(file_text, source); // a spreadsheet's byte-order mark is dropped
+  // a spreadsheet's byte-order mark is dropped; invalid UTF-8 is refused naming the column
+  const std::string text = checked_utf8(file_text, source, csv_field_at);
   static const char* const kHeader = "layer,forward_ms,backward_ms,gradient_bytes";
   proto::Workload w = start(meta);
   NameTable names;
@@ -158,8 +195,9 @@ proto::Workload import_csv(const std::string& file_text, const std::string& sour
     names.add(fields[0], where, line_no);
     auto* layer = w.add_layers();
     layer->set_name(fields[0]);
-    layer->set_forward_s(fwd_ms / 1e3);
-    layer->set_backward_s(bwd_ms / 1e3);
+    // "-.0" passes the >= 0 checks; stored as +0 so that text -> JSON -> text writes "0" throughout
+    layer->set_forward_s(fwd_ms == 0 ? 0.0 : fwd_ms / 1e3);
+    layer->set_backward_s(bwd_ms == 0 ? 0.0 : bwd_ms / 1e3);
     layer->set_gradient_bytes(bytes);
   }
   if (w.layers_size() == 0)
@@ -255,7 +293,7 @@ AstraLayer parse_astra_layer(const std::vector<std::string>& t, const std::strin
 proto::Workload import_astra(const std::string& file_text, const std::string& source, double cycles_per_s,
                              const ImportMetadata& meta)
 {
-  const std::string text = checked_utf8(file_text, source);
+  const std::string text = checked_utf8(file_text, source, astra_field_at);
   if (!std::isfinite(cycles_per_s) || !(cycles_per_s > 0))
     throw ConfigError(field("frequency_hz") + " must be a finite number > 0 (got " + format_double(cycles_per_s) + ")");
   proto::Workload w = start(meta);

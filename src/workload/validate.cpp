@@ -65,8 +65,9 @@ void validate_workload(const proto::Workload& w, const std::string& source)
       throw InputError(source + ": " + named + ": gradient_bytes must be <= 2^50 (1 PiB) (got " +
                        std::to_string(layer.gradient_bytes()) + ")");
   }
-  if (w.layers_size() > (1 << 20))
-    throw InputError(source + ": layers: at most 1048576 layers (got " + std::to_string(w.layers_size()) + ")");
+  if (w.layers_size() > kMaxLayers)
+    throw InputError(source + ": layers: at most " + std::to_string(kMaxLayers) + " layers (got " +
+                     std::to_string(w.layers_size()) + ")");
 }
 
 } // namespace ddlsim::workload

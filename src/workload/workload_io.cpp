@@ -43,13 +43,45 @@ private:
   std::string message_;
 };
 
+/** Messages opened at the top level of protobuf text format (`layers { ... }`, `layers < ... >`, or each element of
+ *  `layers: [{...}, {...}]`), outside strings and comments: the number of layers, as Workload has no other message
+ *  field. A linear scan, so that a bound is checked before protobuf's parser spends seconds on the text. */
+std::size_t top_level_messages(const std::string& text)
+{
+  std::size_t count = 0;
+  long depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '#') {
+      while (i < text.size() && text[i] != '\n')
+        ++i;
+    } else if (c == '"' || c == '\'') {
+      for (++i; i < text.size() && text[i] != c && text[i] != '\n'; ++i)
+        i += text[i] == '\\' ? 1 : 0;
+    } else if (c == '{' || c == '<') {
+      count += depth == 0 ? 1 : 0;
+      ++depth;
+    } else if ((c == '}' || c == '>') && depth > 0) {
+      --depth;
+    }
+  }
+  return count;
+}
+
 } // namespace
 
 proto::Workload parse_workload(const std::string& raw, const std::string& format_path)
 {
-  const std::string text = checked_utf8(raw, format_path); // names end up in JSON traces: valid UTF-8 only
+  // names end up in JSON traces: valid UTF-8 only, refused naming the key that holds the bad byte
+  const std::string text = checked_utf8(raw, format_path, key_at_column);
+  const Format format = format_of(format_path);
+  const std::size_t layers =
+      format == Format::Text ? top_level_messages(text) : check_json_keys(text, format_path, "layers");
+  if (layers > std::size_t(kMaxLayers)) // refused before a parse of seconds
+    throw InputError(format_path + ": layers: at most " + std::to_string(kMaxLayers) + " layers (got " +
+                     std::to_string(layers) + ")");
   proto::Workload w;
-  if (format_of(format_path) == Format::Text) {
+  if (format == Format::Text) {
     google::protobuf::TextFormat::Parser parser;
     FirstErrorCollector errors;
     parser.RecordErrorsTo(&errors);

@@ -55,7 +55,7 @@ TEST_CASE("roofline: a compute-bound 3x3 convolution takes FLOPs / (peak x effic
   CHECK(t1.forward_s == Approx(32 * 1e9 / (10e12 * 0.25)).epsilon(1e-12));
 }
 
-TEST_CASE("roofline: a memory-bound layer takes bytes / bandwidth; the first layer writes no input gradient")
+TEST_CASE("roofline: a memory-bound layer takes bytes / bandwidth, the first layer writes no input gradient")
 {
   // 1 MFLOP but 1e6 input and 2e6 output values per sample: memory-bound.
   const auto mid = workload::layer_time(conv(1e6, 1e6, 2e6, 100, 3), 8, device());

@@ -18,7 +18,7 @@ std::string error_of(const std::string& text)
 }
 } // namespace
 
-TEST_CASE("every shipped stack profile loads; ideal (file or built in) is the exact model")
+TEST_CASE("every shipped stack profile loads, ideal (file or built in) is the exact model")
 {
   for (const auto& name : stack::shipped_stacks())
     CHECK_NOTHROW(stack::load_stack(name));

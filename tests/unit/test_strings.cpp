@@ -68,7 +68,7 @@ TEST_CASE("size switches parse into their algorithms and thresholds in bytes")
                     Catch::Matchers::StartsWith("algorithm ps<=8KiB,ring: a size switch chooses between flat"));
 }
 
-TEST_CASE("library errors name fields; the command line shows the flags that set them")
+TEST_CASE("library errors name fields, the command line shows the flags that set them")
 {
   const ConfigError e(field("ps_servers") + " must be >= 1; " + field("chunk_bytes") + " and " + field("simgrid_cfg") +
                       " too");

@@ -124,7 +124,7 @@ TEST_CASE("ResNet-50 v1.5 (torchvision): same parameters, 4.09 GMAC")
   CHECK(m.name == "resnet50-v1.5");
 }
 
-TEST_CASE("ResNet-152: 60,192,808 parameters; 11.3 GMAC (v1), 11.51 GMAC (v1.5)")
+TEST_CASE("ResNet-152: 60,192,808 parameters, 11.3 GMAC (v1), 11.51 GMAC (v1.5)")
 {
   const auto v1 = workload::resnet(152, false);
   const auto v15 = workload::resnet(152, true);
