@@ -3,6 +3,7 @@
 #include "cli/aggregation_options.hpp"
 #include "cli/cli.hpp"
 #include "cli/common_options.hpp"
+#include "cli/framework_presets.hpp"
 #include "cli/options.hpp"
 #include "cli/schedule_options.hpp"
 #include "collectives/algorithm_table.hpp"
@@ -54,6 +55,11 @@ po::options_description run_options(RunOptions& o)
   auto add_model = model.add_options();
   add_model("iterations", po::value(&o.iterations)->default_value(o.iterations)->value_name("N"),
             "iterations simulated back to back; the report averages those after the warm-up");
+  add_model("framework", po::value(&o.framework)->value_name("NAME"),
+            ("a framework's choices (docs/frameworks.md), applied before the other options, so that any one of them "
+             "overrides it: " +
+             framework_names())
+                .c_str());
   add_model("analytical", po::bool_switch(&o.analytical),
             "also print the closed-form critical path of the same DAG (alpha-beta costs, no contention)");
   po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
@@ -194,6 +200,7 @@ proto::RunConfig run_config(const RunOptions& o, const ResolvedRun& r, const eng
 {
   proto::RunConfig config;
   config.set_platform_file(o.platform);
+  config.set_framework(o.framework);
   config.set_workload_file(o.workload);
   config.set_algorithm(r.aggregation.algorithm.label());
   config.set_schedule(dag::to_string(r.schedule.options.schedule));
@@ -266,8 +273,15 @@ void add_groups(proto::Report& report, const dag::IterationDag& dag, const proto
 void run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
   RunOptions o;
-  if (!parse_options(args, run_options(o), kRunUsage, out, "run"))
+  po::variables_map given;
+  if (!parse_options(args, run_options(o), kRunUsage, out, "run", &given))
     return;
+  if (!o.framework.empty()) { // the preset's words first, then the user's: every explicit option wins
+    std::vector<std::string> words = preset_words(framework_preset(o.framework), given);
+    words.insert(words.end(), args.begin(), args.end());
+    o = RunOptions{};
+    parse_options(words, run_options(o), kRunUsage, out, "run");
+  }
   ResolvedRun r = resolve_run(o);
   ProgressLines progress(err, o.quiet);
   if (!progress.quiet())
