@@ -116,6 +116,9 @@ ResolvedRun resolve_run(RunOptions& o)
   in.reference_gpu = r.workload.reference_gpu();
   in.algorithm = r.aggregation.algorithm;
   in.collective = r.aggregation.options;
+  in.collective.gpu_interference = r.schedule.gpu_interference;
+  if (o.analytical && r.schedule.gpu_interference > 0)
+    throw ConfigError("--analytical has no closed form with --gpu-interference (compute slowed by communication)");
   in.iterations = static_cast<unsigned>(o.iterations);
   in.hosts = parse_host_list(o.hosts, "--hosts");
   in.simgrid_cfg = o.simgrid_cfg;
