@@ -17,6 +17,7 @@ struct RunOptions {
   std::string platform;                 ///< SimGrid platform XML (this or `cluster` is required)
   std::string cluster;                  ///< inline cluster description built in memory (see `ddlsim platform`)
   std::string workload;                 ///< workload .textproto or .json (required)
+  std::string framework;                ///< --framework preset applied before the explicit options (empty: none)
   int ranks = 0;                        ///< GPUs to use; 0 means every GPU host
   std::string hosts;                    ///< explicit comma-separated rank -> host list
   ScheduleCli schedule;                 ///< the schedule and its knobs

@@ -4,6 +4,7 @@
 #include "cli/cli.hpp"
 #include "cli/common_options.hpp"
 #include "cli/explain.hpp"
+#include "cli/framework_presets.hpp"
 #include "cli/options.hpp"
 #include "cli/schedule_options.hpp"
 #include "collectives/algorithm_table.hpp"
@@ -59,6 +60,11 @@ po::options_description run_options(RunOptions& o)
   add_model("explain", po::bool_switch(&o.explain),
             "also explain the iteration: its critical path, where communication went, what would shorten it most "
             "(each change simulated in a run of its own) and what the run assumed");
+  add_model("framework", po::value(&o.framework)->value_name("NAME"),
+            ("a framework's choices (docs/frameworks.md), applied before the other options, so that any one of them "
+             "overrides it: " +
+             framework_names())
+                .c_str());
   add_model("analytical", po::bool_switch(&o.analytical),
             "also print the closed-form critical path of the same DAG (alpha-beta costs, no contention)");
   po::options_description output("Output", kHelpColumns, kHelpDescriptionColumns);
@@ -115,6 +121,9 @@ ResolvedRun resolve_run(RunOptions& o)
   in.reference_gpu = r.workload.reference_gpu();
   in.algorithm = r.aggregation.algorithm;
   in.collective = r.aggregation.options;
+  in.collective.gpu_interference = r.schedule.gpu_interference;
+  if (o.analytical && r.schedule.gpu_interference > 0)
+    throw ConfigError("--analytical has no closed form with --gpu-interference (compute slowed by communication)");
   in.iterations = static_cast<unsigned>(o.iterations);
   in.hosts = parse_host_list(o.hosts, "--hosts");
   in.simgrid_cfg = o.simgrid_cfg;
@@ -199,6 +208,7 @@ proto::RunConfig run_config(const RunOptions& o, const ResolvedRun& r, const eng
 {
   proto::RunConfig config;
   config.set_platform_file(o.platform);
+  config.set_framework(o.framework);
   config.set_workload_file(o.workload);
   config.set_algorithm(r.aggregation.algorithm.label());
   config.set_schedule(dag::to_string(r.schedule.options.schedule));
@@ -271,8 +281,15 @@ void add_groups(proto::Report& report, const dag::IterationDag& dag, const proto
 void run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
   RunOptions o;
-  if (!parse_options(args, run_options(o), kRunUsage, out, "run"))
+  po::variables_map given;
+  if (!parse_options(args, run_options(o), kRunUsage, out, "run", &given))
     return;
+  if (!o.framework.empty()) { // the preset's words first, then the user's: every explicit option wins
+    std::vector<std::string> words = preset_words(framework_preset(o.framework), given);
+    words.insert(words.end(), args.begin(), args.end());
+    o = RunOptions{};
+    parse_options(words, run_options(o), kRunUsage, out, "run");
+  }
   ResolvedRun r = resolve_run(o);
   ProgressLines progress(err, o.quiet);
   if (!progress.quiet())

@@ -91,6 +91,9 @@ po::options_description schedule_options(ScheduleCli& s)
       "priority: bytes in flight at most (ByteScheduler: 4e6 FP32 parameters)");
   add("warmup", po::value(&s.warmup)->default_value(s.warmup)->value_name("K"),
       "iterations left out of the reported mean (must be < --iterations, or 0)");
+  add("gpu-interference", po::value(&s.gpu_interference)->default_value(s.gpu_interference)->value_name("F"),
+      "share of a GPU's compute speed taken by an aggregation on that GPU while it runs, in [0, 1): compute that "
+      "overlaps communication runs at 1 - F of its speed (0: overlap is free; docs/frameworks.md, interference)");
   add("explain-merge", po::bool_switch(&s.explain_merge),
       "fusion, buckets, mgwfbp: print which layers each aggregation carries");
   return d;
@@ -136,6 +139,9 @@ ScheduleChoice resolve(const ScheduleCli& s, const collectives::AlgorithmSpec& a
     throw ConfigError("--explain-merge has no effect with --schedule " + std::string(schedule.name) +
                       " (only fusion, buckets and mgwfbp merge gradients)");
   c.explain_merge = s.explain_merge;
+  if (!(s.gpu_interference >= 0 && s.gpu_interference < 1))
+    throw ConfigError("--gpu-interference must be in [0, 1) (got " + format_double(s.gpu_interference) + ")");
+  c.gpu_interference = s.gpu_interference;
   return c;
 }
 
@@ -147,6 +153,7 @@ proto::ScheduleConfig to_proto(const ScheduleChoice& s)
   c.set_io_prefetch(static_cast<unsigned>(o.io_prefetch));
   c.set_comm_streams(static_cast<unsigned>(o.comm_streams));
   c.set_warmup(s.warmup);
+  c.set_gpu_interference(s.gpu_interference);
   switch (o.schedule) {
   case dag::Schedule::Fusion:
     c.set_fusion_bytes(o.fusion_bytes);

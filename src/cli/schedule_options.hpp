@@ -26,6 +26,7 @@ struct ScheduleCli {
   std::string credit_bytes = "16MB";
   int warmup = 1;
   bool explain_merge = false;
+  double gpu_interference = 0;
 };
 
 /** @brief The resolved schedule. */
@@ -33,6 +34,7 @@ struct ScheduleChoice {
   dag::ScheduleOptions options;
   unsigned warmup = 1;
   bool explain_merge = false;
+  double gpu_interference = 0; ///< share of a GPU's speed an aggregation on it takes (engine: CollectiveOptions)
 };
 
 /** @brief The "Schedule" group of options, bound to `s`. */

@@ -98,6 +98,9 @@ struct CollectiveOptions {
   std::vector<ServerRate> ps_rates;          ///< ps with PsUpdate::Server: per server (filled by the engine)
   Fidelity fidelity = Fidelity::Auto;
   StackProfile stack; ///< per-message and per-call costs of the communication library (default: ideal)
+  /// Share of a GPU's compute speed an aggregation on that GPU takes while it runs, in [0, 1) (0: none;
+  /// docs/frameworks.md, interference); read by the engine only.
+  double gpu_interference = 0;
 };
 
 } // namespace ddlsim::collectives

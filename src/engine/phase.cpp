@@ -7,6 +7,8 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 
@@ -47,6 +49,7 @@ struct Phase::Impl {
       , collective_(*spec.collective)
       , iterations_(spec.iterations)
       , reference_speed_(spec.reference_speed)
+      , gpu_interference_(spec.options.gpu_interference)
       , progress_(*spec.progress)
       , aggregation_progress_(*spec.aggregation_progress)
       , world_(hosts_of(spec.ranks), spec.node_of_rank, spec.options, name_)
@@ -261,10 +264,28 @@ private:
       if (task.duration_s > 0)
         sg4::this_actor::execute(task.duration_s * reference_speed_);
       break;
-    case dag::TaskKind::Aggregation:
+    case dag::TaskKind::Aggregation: {
+      const sg4::ExecPtr load = start_interference();
       collective_.allreduce(group, rank, task.bytes);
+      if (load)
+        load->cancel();
       break;
     }
+    }
+  }
+
+  /** With gpu_interference f > 0: an execution on this actor's GPU that runs as long as the aggregation, with the
+   *  sharing weight f / (1 - f), so that compute running meanwhile on that GPU gets 1 - f of its speed (SimGrid
+   *  shares a host's speed among its executions in proportion to their priorities). Idle compute loses nothing. */
+  sg4::ExecPtr start_interference() const
+  {
+    if (gpu_interference_ <= 0)
+      return nullptr;
+    const double endless_s = 1e9; // longer than any phase; cancelled when the aggregation ends
+    sg4::ExecPtr load = sg4::this_actor::exec_init(endless_s * sg4::this_actor::get_host()->get_speed());
+    load->set_priority(gpu_interference_ / (1 - gpu_interference_));
+    load->start();
+    return load;
   }
 
   /** Records the task, marks it done, wakes whoever waits for it. */
@@ -400,6 +421,7 @@ private:
   const collectives::Collective& collective_;
   unsigned iterations_;
   double reference_speed_;
+  double gpu_interference_;
   const dag::ProgressFn& progress_;
   const dag::AggregationProgressFn& aggregation_progress_;
   std::size_t aggregations_done_ = 0; ///< by rank 0

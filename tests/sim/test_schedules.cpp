@@ -238,3 +238,42 @@ TEST_CASE("links: on a star every transfer crosses two links, so they carry twic
   // and the latency of every transfer over it, 4 aggregations x 2 steps x (0.5 ms + 0.5 ms) per iteration.
   CHECK(out.multi.links[0].busy_s == Approx(2 * 4 * 2 * 1e-3).epsilon(1e-9));
 }
+
+// Interference (--gpu-interference F). Toy with backward 3 ms per layer: forward ends at 7, gradients at 10, 13, 16,
+// 19 ms; each aggregation A(1 MB) = 2 ms. Sequential: 19 + 4 x 2 + 0.4 = 27.4 ms, with or without interference
+// (nothing overlaps). wfbp without interference: L3 10-12, L2 13-15, L1 16-18, L0 19-21, update: 21.4 ms, 6 ms
+// gained by overlap. With F = 0.5 the backward that overlaps an aggregation runs at half speed: L2's 3 ms of work
+// do 1 ms in 10-12 and end at 14; L2's aggregation 14-16 overlaps L1 (ends 18), L1's 18-20 overlaps L0 (ends 22),
+// L0's 22-24, update: 24.4 ms, only 3 ms gained. One simulation per process: one case per run.
+namespace {
+
+double interference_iteration_s(dag::Schedule s, double f)
+{
+  const proto::Workload w = toy(3 * ms);
+  engine::SimulationInput in = test::input(star2(), w);
+  in.iterations = 2;
+  in.single_gpu_baseline = false;
+  in.collective.gpu_interference = f;
+  engine::Simulation sim(in);
+  dag::ScheduleOptions o = options(s);
+  o.compute_scale = sim.compute_scale();
+  const dag::IterationDag d = dag::build_dag(w, o);
+  return report::summarize_phase(d, sim.run(d).multi).iteration_time_s;
+}
+
+} // namespace
+
+TEST_CASE("interference: sequential is unchanged by F = 0.5, as nothing overlaps")
+{
+  CHECK(test::relative_error(interference_iteration_s(dag::Schedule::Sequential, 0.5), 27.4 * ms) < 1e-9);
+}
+
+TEST_CASE("interference: without it, wfbp gains 6 ms over sequential on the 3 ms toy")
+{
+  CHECK(test::relative_error(interference_iteration_s(dag::Schedule::Wfbp, 0), 21.4 * ms) < 1e-9);
+}
+
+TEST_CASE("interference: with F = 0.5, wfbp gains only 3 ms over sequential")
+{
+  CHECK(test::relative_error(interference_iteration_s(dag::Schedule::Wfbp, 0.5), 24.4 * ms) < 1e-9);
+}
