@@ -24,13 +24,19 @@ std::string self_exe()
   return std::string(buf, static_cast<std::size_t>(n));
 }
 
-/** Starts `argv` with stdout to /dev/null and stderr to `err_path`; returns its pid. */
-pid_t spawn(const std::vector<std::string>& argv, const std::string& err_path)
+std::vector<char*> c_args(const std::vector<std::string>& argv)
 {
   std::vector<char*> c_argv;
   for (const auto& a : argv)
     c_argv.push_back(const_cast<char*>(a.c_str()));
   c_argv.push_back(nullptr);
+  return c_argv;
+}
+
+/** Starts `argv` with stdout to /dev/null and stderr to `err_path`; returns its pid. */
+pid_t spawn(const std::vector<std::string>& argv, const std::string& err_path)
+{
+  std::vector<char*> c_argv = c_args(argv);
   const pid_t pid = ::fork();
   if (pid < 0)
     throw Error(std::string("cannot start a run (fork: ") + std::strerror(errno) + ")");

@@ -11,6 +11,9 @@ namespace ddlsim::cli {
 /** @brief The running ddlsim binary (/proc/self/exe). */
 std::string self_exe();
 
+/** @brief `argv` as exec wants it: pointers into the strings, then a null pointer (valid while `argv` lives). */
+std::vector<char*> c_args(const std::vector<std::string>& argv);
+
 /** @brief Starts `argv` with stdout to /dev/null and stderr to `err_path`; returns its pid. */
 pid_t spawn(const std::vector<std::string>& argv, const std::string& err_path);
 

@@ -75,6 +75,19 @@ double measured_seconds(const std::string& field, const std::string& where, cons
   return us * 1e-6;
 }
 
+/** Calls `fn(number, trimmed line, "PATH: line N")` for every line that is neither blank nor a '#' comment. */
+template <class Fn>
+void for_each_data_line(std::istream& in, const std::string& path, Fn fn)
+{
+  int number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    const std::string t = trim(line);
+    if (!t.empty() && t[0] != '#')
+      fn(number, t, path + ": line " + std::to_string(number));
+  }
+}
+
 /** The format of a log: nccl-tests by its "# nThread" / column header lines, CSV by a header line of names
  *  separated by commas, OSU otherwise. */
 std::string detect_format(const std::string& text)
@@ -99,13 +112,7 @@ std::string detect_format(const std::string& text)
  *  size may be "N,SIZE" (N: the process count, as the logs in data/ carry it). */
 void read_osu(std::istream& in, const std::string& path, std::vector<Measurement>& rows)
 {
-  int number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++number;
-    const std::string t = trim(line);
-    if (t.empty() || t[0] == '#')
-      continue;
-    const std::string where = path + ": line " + std::to_string(number);
+  for_each_data_line(in, path, [&](int number, const std::string& t, const std::string& where) {
     const auto f = split_fields(t, ' ');
     if (f.size() != 2 && f.size() != 5)
       throw InputError(where + ": expected 'SIZE LATENCY_US' or OSU -f's 'SIZE AVG MIN MAX ITERATIONS' (got '" + t +
@@ -130,7 +137,7 @@ void read_osu(std::istream& in, const std::string& path, std::vector<Measurement
         throw InputError(where + ": iterations must be a positive integer (got '" + f[4] + "')");
     }
     rows.push_back({size, avg, processes, number});
-  }
+  });
 }
 
 /** nccl-tests' *_perf: the column header "# size count type redop [root] time algbw busbw error|#wrong ..." names
@@ -175,15 +182,9 @@ void read_nccl_tests(std::istream& in, const std::string& path, std::vector<Meas
  *  columns are ignored. */
 void read_csv(std::istream& in, const std::string& path, std::vector<Measurement>& rows)
 {
-  int number = 0;
   std::vector<std::string> names;
   std::ptrdiff_t size_col = -1, time_col = -1, proc_col = -1;
-  for (std::string line; std::getline(in, line);) {
-    ++number;
-    const std::string t = trim(line);
-    if (t.empty() || t[0] == '#')
-      continue;
-    const std::string where = path + ": line " + std::to_string(number);
+  for_each_data_line(in, path, [&](int number, const std::string& t, const std::string& where) {
     const auto f = split_fields(t, ',');
     if (names.empty()) {
       names = f;
@@ -200,7 +201,7 @@ void read_csv(std::istream& in, const std::string& path, std::vector<Measurement
       proc_col = col({"processes"});
       if (size_col < 0 || time_col < 0)
         throw InputError(where + ": the CSV header needs columns 'bytes' (or 'size') and 'latency_us' (or 'time_us')");
-      continue;
+      return;
     }
     if (f.size() != names.size())
       throw InputError(where + ": expected " + std::to_string(names.size()) + " fields as the header names (got " +
@@ -213,7 +214,7 @@ void read_csv(std::istream& in, const std::string& path, std::vector<Measurement
     }
     rows.push_back(
         {measured_size(f[size_col], where), measured_seconds(f[time_col], where, names[time_col]), processes, number});
-  }
+  });
 }
 
 } // namespace

@@ -628,10 +628,7 @@ std::string shell_quote(const std::string& s)
 std::string run_capture(const std::vector<std::string>& argv, const std::string& dir)
 {
   const std::string out_path = dir + "/.sbatch.out", err_path = dir + "/.sbatch.err";
-  std::vector<char*> c_argv;
-  for (const auto& a : argv)
-    c_argv.push_back(const_cast<char*>(a.c_str()));
-  c_argv.push_back(nullptr);
+  std::vector<char*> c_argv = c_args(argv);
   const pid_t pid = ::fork();
   if (pid < 0)
     throw Error(std::string("sweep: fork: ") + std::strerror(errno));

@@ -2,6 +2,7 @@
 #include "stack/stack_io.hpp"
 
 #include "common/error.hpp"
+#include "common/parse_errors.hpp"
 #include "common/strings.hpp"
 
 #include <google/protobuf/io/tokenizer.h>
@@ -15,21 +16,6 @@ namespace ddlsim::stack {
 namespace {
 
 constexpr unsigned kSchemaVersion = 1;
-
-/** Keeps the first parse error with its position; the text-format parser reports lines from 0. */
-class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
-public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override
-  {
-    if (message_.empty())
-      message_ = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) + ": " + message;
-  }
-  void AddWarning(int, google::protobuf::io::ColumnNumber, const std::string&) override {}
-  const std::string& message() const { return message_; }
-
-private:
-  std::string message_;
-};
 
 /** A time or per-byte cost: finite, >= 0 and below one second (per message or per byte). */
 void check_cost(const std::string& source, const char* name, double value)

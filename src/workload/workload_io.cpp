@@ -3,6 +3,7 @@
 
 #include "common/error.hpp"
 #include "common/json.hpp"
+#include "common/parse_errors.hpp"
 #include "common/strings.hpp"
 
 #include <google/protobuf/io/tokenizer.h>
@@ -27,21 +28,6 @@ Format format_of(const std::string& path)
     return Format::Json;
   throw InputError(path + ": unknown workload format (expected a .textproto, .pbtxt, .txtpb or .json file)");
 }
-
-/** Keeps the first parse error with its position; the text-format parser reports lines from 0. */
-class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
-public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override
-  {
-    if (message_.empty())
-      message_ = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) + ": " + message;
-  }
-  void AddWarning(int, google::protobuf::io::ColumnNumber, const std::string&) override {}
-  const std::string& message() const { return message_; }
-
-private:
-  std::string message_;
-};
 
 /** Messages opened at the top level of protobuf text format (`layers { ... }`, `layers < ... >`, or each element of
  *  `layers: [{...}, {...}]`), outside strings and comments: the number of layers, as Workload has no other message
