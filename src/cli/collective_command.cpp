@@ -344,17 +344,22 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
   const engine::SweepOutput sweep = engine::run_collective_sweep(in);
 
   std::vector<double> errors;
-  std::ostringstream table; // with --format nccl-tests the table only gives the CSV
-  std::ostream& rows = o.format == "table" ? out : table;
+  std::ostringstream table;     // with --format nccl-tests the table only gives the CSV
+  std::ostringstream discarded; // with --csv -, standard output carries the CSV alone
+  const bool csv_to_stdout = o.csv == kStandardOutput;
+  std::ostream& text = csv_to_stdout ? discarded : out;
+  std::ostream& rows = o.format == "table" ? text : table;
   if (o.format == "table")
-    print_header(out, in, sweep, !measured.empty());
+    print_header(text, in, sweep, !measured.empty());
   const std::string csv = print_rows(rows, in, sweep, measured, errors);
   if (o.format == "nccl-tests")
-    print_nccl_tests(out, in, sweep);
-  if (!o.csv.empty())
+    print_nccl_tests(text, in, sweep);
+  if (csv_to_stdout)
+    out << csv;
+  else if (!o.csv.empty())
     write_output_file(o.csv, csv);
   if (!measured.empty())
-    check_median_error(out, errors, o.fail_above);
+    check_median_error(text, errors, o.fail_above);
 }
 
 } // namespace ddlsim::cli

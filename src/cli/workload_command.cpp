@@ -138,7 +138,7 @@ po::options_description workload_options(WorkloadOptions& o)
 /** Whether --output asks for JSON; ConfigError for an extension that is neither JSON nor text format. */
 bool output_is_json(const std::string& output)
 {
-  if (output.empty())
+  if (output.empty() || output == kStandardOutput)
     return false;
   const bool json = has_suffix(output, ".json");
   if (!json && !has_suffix(output, ".textproto") && !has_suffix(output, ".pbtxt") && !has_suffix(output, ".txtpb"))
@@ -208,7 +208,7 @@ proto::Workload generate_from_zoo(const WorkloadOptions& o, const po::variables_
 /** Text format on `out` without --output, else the file (JSON or text format) and a one-line summary. */
 void write_workload(const proto::Workload& w, const std::string& output, bool json, std::ostream& out)
 {
-  if (output.empty()) {
+  if (output.empty() || output == kStandardOutput) {
     out << workload::to_textproto(w);
     return;
   }
