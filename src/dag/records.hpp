@@ -25,6 +25,8 @@ struct LinkUsage {
   double bandwidth_bytes_per_s = 0;
   std::uint64_t bytes = 0; ///< every transfer that crossed it
   double busy_s = 0;       ///< time at least one transfer was crossing it (union of the transfers' spans)
+  /** Transfers in flight from each time on (seconds since the phase start); kept for the busiest links only. */
+  std::vector<std::pair<double, int>> in_flight;
 };
 
 /** @brief One phase of a simulation: a set of ranks running `iterations` iterations of the DAG. */

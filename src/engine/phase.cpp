@@ -108,9 +108,12 @@ struct Phase::Impl {
       }
     }
     /** Links with traffic, busiest first. */
-    std::vector<dag::LinkUsage> usage()
+    /** Links with traffic, busiest first; the first kTracedLinks keep their transfers in flight over time (from
+     *  `phase_start`) for the trace's counter tracks. */
+    std::vector<dag::LinkUsage> usage(double phase_start)
     {
       std::vector<dag::LinkUsage> out;
+      std::vector<std::vector<std::pair<double, int>>> steps;
       for (auto& l : links_) {
         std::sort(l.spans.begin(), l.spans.end());
         double busy = 0, open = -1, close = -1;
@@ -124,13 +127,30 @@ struct Phase::Impl {
           }
         }
         busy += close - open;
-        out.push_back({l.link->get_name(), l.link->get_bandwidth(), l.bytes, busy});
+        out.push_back({l.link->get_name(), l.link->get_bandwidth(), l.bytes, busy, {}});
+        std::vector<std::pair<double, int>> changes; // +1 at each start, -1 at each end
+        for (const auto& [s, e] : l.spans) {
+          changes.emplace_back(s - phase_start, 1);
+          changes.emplace_back(e - phase_start, -1);
+        }
+        std::sort(changes.begin(), changes.end());
+        int n = 0;
+        for (const auto& [t, d] : changes) {
+          n += d;
+          if (!out.back().in_flight.empty() && out.back().in_flight.back().first == t)
+            out.back().in_flight.back().second = n;
+          else
+            out.back().in_flight.emplace_back(t, n);
+        }
       }
       std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
         return a.busy_s != b.busy_s ? a.busy_s > b.busy_s : a.name < b.name;
       });
+      for (std::size_t i = kTracedLinks; i < out.size(); ++i)
+        out[i].in_flight = {};
       return out;
     }
+    static constexpr std::size_t kTracedLinks = 8; ///< links whose traffic the trace draws
 
   private:
     struct Entry {
@@ -173,7 +193,7 @@ struct Phase::Impl {
     for (auto& a : actors)
       a->join();
     result_.duration_s = sg4::Engine::get_clock() - start_;
-    result_.links = links_.usage();
+    result_.links = links_.usage(start_);
     for (int r = 0; r < world_.size(); ++r) {
       result_.bytes_sent.push_back(world_.bytes_sent(r));
       result_.bytes_received.push_back(world_.bytes_received(r));

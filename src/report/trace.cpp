@@ -83,6 +83,25 @@ std::string chrome_trace(const dag::IterationDag& dag, const dag::PhaseResult& p
   const Rows rows(dag);
   auto keep_rank = [&](int r) { return filter.ranks.empty() || filter.ranks.count(r) > 0; };
   auto keep_iteration = [&](int i) { return filter.iterations.empty() || filter.iterations.count(i) > 0; };
+  // With --trace-iterations, counters are kept inside the kept iterations' time spans.
+  std::vector<std::pair<double, double>> kept_spans;
+  if (!filter.iterations.empty()) {
+    std::map<int, std::pair<double, double>> span;
+    for (const auto& rec : phase.records) {
+      auto [it, fresh] = span.emplace(rec.iteration, std::make_pair(rec.start_s, rec.end_s));
+      if (!fresh)
+        it->second = {std::min(it->second.first, rec.start_s), std::max(it->second.second, rec.end_s)};
+    }
+    for (int i : filter.iterations)
+      if (span.count(i))
+        kept_spans.push_back(span[i]);
+  }
+  auto keep_time = [&](double t) {
+    for (const auto& [a, b] : kept_spans)
+      if (t >= a && t <= b)
+        return true;
+    return false;
+  };
   std::ostringstream out;
   out << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
   bool first = true;
@@ -115,6 +134,26 @@ std::string chrome_trace(const dag::IterationDag& dag, const dag::PhaseResult& p
     if (t.kind == dag::TaskKind::Aggregation)
       out << ", \"bytes\": " << t.bytes;
     out << "}}";
+  }
+  // Counter tracks: transfers in flight on the busiest links, on a "links" row after the ranks.
+  const std::size_t links_pid = phase.hosts.size();
+  bool named = false;
+  for (const auto& l : phase.links) {
+    if (l.in_flight.empty())
+      continue;
+    if (!named) {
+      sep();
+      out << "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": " << links_pid
+          << ", \"args\": {\"name\": \"links (transfers in flight, busiest first)\"}}";
+      named = true;
+    }
+    for (const auto& [t, n] : l.in_flight) {
+      if (!filter.iterations.empty() && !keep_time(t))
+        continue;
+      sep();
+      out << "{\"ph\": \"C\", \"name\": " << quoted(l.name) << ", \"pid\": " << links_pid
+          << ", \"ts\": " << microseconds(std::llround(t * 1e12)) << ", \"args\": {\"transfers\": " << n << "}}";
+    }
   }
   out << "\n]}\n";
   return out.str();

@@ -22,7 +22,8 @@ def main():
     if len(complete) != expected:
         print(f"{len(complete)} task events, expected {expected}")
         return 1
-    names = {e["pid"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+    names = {e["pid"] for e in events if e["ph"] == "M" and e["name"] == "process_name"
+             and not e["args"]["name"].startswith("links")}
     if names != pids:
         print(f"process names for ranks {sorted(names)}, expected {sorted(pids)}")
         return 1
@@ -35,6 +36,11 @@ def main():
             if s1 < e0:
                 print(f"rank {row[0]} stream {row[1]}: '{n1}' starts at {s1} us before '{n0}' ends at {e0} us")
                 return 1
+    counters = [e for e in events if e["ph"] == "C"]
+    for e in counters:  # transfers in flight on a link: a whole number >= 0
+        if e["args"]["transfers"] < 0:
+            print(f"counter {e['name']} at {e['ts']} us: {e['args']['transfers']} transfers in flight")
+            return 1
     print(f"{len(complete)} task events on {len(rows)} rows, no overlap")
     return 0
 
