@@ -1,24 +1,18 @@
 #!/usr/bin/env bash
 # Installs what the Slurm test (tests/slurm/slurm_sweep.sh) needs: Debian 12's slurm-wlm and munge (about 20 s).
-# Kept out of scripts/install-deps.sh: the packages bring daemons that only this one test starts (and stops); without
-# them the test is skipped, with that reason.
+# Kept out of scripts/install-deps.sh's own list: the packages bring daemons that only this one test starts (and
+# stops); without them the test is skipped, with that reason. The installing is install-deps.sh's, given them.
 set -euo pipefail
-packages=(slurm-wlm munge)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+cd "$(dirname "$0")/.."
+fresh=0
+for p in slurm-wlm munge; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || fresh=1
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-slurm-test: slurm-wlm and munge already installed"
-  exit 0
+bash scripts/install-deps.sh slurm-wlm munge
+# The packages' own services are not needed (the test runs its own daemons on its own ports and files): stop the
+# ones this script just installed.
+if [ "$fresh" -eq 1 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo systemctl disable --now slurmctld slurmd munge >/dev/null 2>&1 || true
 fi
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "install-slurm-test: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-  sudo="sudo"
-fi
-echo "install-slurm-test: installing ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-# The packages' own services are not needed (the test runs its own daemons on its own ports and files): stop them.
-$sudo systemctl disable --now slurmctld slurmd munge >/dev/null 2>&1 || true
