@@ -19,6 +19,11 @@ std::vector<int> IterationDag::stream_tasks(Stream stream) const
 
 const std::vector<Slot>& IterationDag::order(Stream stream) const
 {
+  return const_cast<IterationDag*>(this)->order(stream);
+}
+
+std::vector<Slot>& IterationDag::order(Stream stream)
+{
   switch (stream) {
   case Stream::Compute:
     return compute;
@@ -72,7 +77,7 @@ public:
   void place(int id, int shift = 0)
   {
     dag_.tasks[id].shift = shift;
-    stream_order(dag_.tasks[id].stream).push_back({id, shift});
+    dag_.order(dag_.tasks[id].stream).push_back({id, shift});
   }
   IterationDag& dag() { return dag_; }
 
@@ -88,21 +93,6 @@ public:
   }
 
 private:
-  std::vector<Slot>& stream_order(Stream s)
-  {
-    switch (s) {
-    case Stream::Compute:
-      return dag_.compute;
-    case Stream::Input:
-      return dag_.input;
-    case Stream::Timer:
-      return dag_.timer;
-    case Stream::Communication:
-      break;
-    }
-    return dag_.communication;
-  }
-
   /** Entry k of `order` (counted over slots) waits for entry k - `lag`. */
   void chain(const std::vector<Slot>& order, int lag, bool first)
   {

@@ -95,6 +95,7 @@ struct IterationDag {
   std::vector<int> stream_tasks(Stream stream) const;
   /** The order of `stream`. */
   const std::vector<Slot>& order(Stream stream) const;
+  std::vector<Slot>& order(Stream stream);
   /** Number of Aggregation tasks. */
   int aggregations() const;
   /** Largest shift of any stream: N iterations run in N + max_shift() slots. */
