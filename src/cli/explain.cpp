@@ -6,6 +6,7 @@
 #include "common/strings.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "hardware/link_catalog.hpp"
+#include "report/summary.hpp"
 
 #include <google/protobuf/util/json_util.h>
 
@@ -171,11 +172,7 @@ void print_communication(std::ostream& out, const ExplainInput& in)
           << " latency)";
     out << "\n";
   }
-  if (r.links_size() > 0) {
-    const proto::LinkRecord* top = &r.links(0);
-    for (const auto& l : r.links())
-      if (l.utilisation() > top->utilisation())
-        top = &l;
+  if (const proto::LinkRecord* top = report::most_used_link(r)) {
     out << "   The most used link is " << top->name() << " (" << top->link_class() << ", "
         << format_double(top->bandwidth_bytes_per_s() / 1e9) << " GB/s): it carries "
         << format_bytes(double(top->bytes_per_iteration())) << " per iteration, busy "

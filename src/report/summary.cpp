@@ -221,6 +221,15 @@ void add_links(proto::Report& r, const dag::PhaseResult& phase, double iteration
 
 } // namespace
 
+const proto::LinkRecord* most_used_link(const proto::Report& r)
+{
+  const proto::LinkRecord* top = nullptr;
+  for (const auto& l : r.links())
+    if (top == nullptr || l.utilisation() > top->utilisation())
+      top = &l;
+  return top;
+}
+
 proto::Report build_report(const proto::RunConfig& config, const proto::Workload& workload,
                            const dag::IterationDag& dag, const dag::PhaseResult& multi,
                            const dag::IterationDag& single_dag, const dag::PhaseResult& single)

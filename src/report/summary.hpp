@@ -24,6 +24,9 @@ PhaseSummary summarize_phase(const dag::IterationDag& dag, const dag::PhaseResul
 
 /** @brief Builds the report. `single` is the single-GPU baseline (the multi-GPU phase itself if it has one rank);
  *  the warm-up is config.schedule_config().warmup(). */
+/** @brief The link with the highest mean utilisation (the first of them on a tie), or nullptr without links. */
+const proto::LinkRecord* most_used_link(const proto::Report& report);
+
 proto::Report build_report(const proto::RunConfig& config, const proto::Workload& workload,
                            const dag::IterationDag& dag, const dag::PhaseResult& multi,
                            const dag::IterationDag& single_dag, const dag::PhaseResult& single);

@@ -4,6 +4,7 @@
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "common/strings.hpp"
+#include "report/summary.hpp"
 
 #include <cstdio>
 #include <fstream>
@@ -98,13 +99,9 @@ void write_console(std::ostream& out, const proto::Report& r)
       format_bytes(double(r.gradient_bytes())) + " (" + std::to_string(r.gradient_bytes()) + " B) in " +
           std::to_string(r.aggregations_per_iteration()) + " allreduces");
   row(out, "bytes sent per iteration, all GPUs", format_bytes(double(r.bytes_sent_per_iteration())));
-  if (r.links_size() > 0) {
-    // The busiest kind of link: the class whose most used link has the highest utilisation.
-    const proto::LinkRecord* top = &r.links(0);
+  // The busiest kind of link: the class of the most used link.
+  if (const proto::LinkRecord* top = most_used_link(r)) {
     int count = 0;
-    for (const auto& l : r.links())
-      if (l.utilisation() > top->utilisation())
-        top = &l;
     for (const auto& l : r.links())
       count += l.link_class() == top->link_class() ? 1 : 0;
     row(out, "busiest link class",
