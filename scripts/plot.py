@@ -1,14 +1,15 @@
 #!/usr/bin/python3
-"""Charts from ddlsim's CSVs, called by `ddlsim plot` (which checks the options first).
+"""Charts from ddlsim's CSVs and JSON reports, called by `ddlsim plot` (which checks the options first).
 
-usage: plot.py KIND CSV OUT SERIES TITLE
-  KIND    scaling | collective | breakdown
+usage: plot.py KIND INPUT OUT SERIES TITLE
+  KIND    scaling | collective | breakdown (INPUT: a CSV) | layers (INPUT: a run's JSON report)
   SERIES  comma-separated key columns that make a series ('' : chosen from the CSV)
   TITLE   chart title ('' : from the CSV's name)
 Exit codes as ddlsim's: 1 bad CSV, 2 a setting (matplotlib missing, unknown column), 4 the chart cannot be written.
 Every error is one line on stderr.
 """
 import csv
+import json
 import math
 import os
 import sys
@@ -193,6 +194,97 @@ def plot_breakdown(plt, path, series, title):
     return fig
 
 
+# Colours as in `ddlsim report --html` (Tableau 10).
+FORWARD, BACKWARD, HIDDEN, EXPOSED = "#4e79a7", "#76b7e2", "#59a14f", "#e15759"
+
+
+def read_report(path):
+    """The parts of a run's JSON report a layers chart reads, checked; Failure(1) naming the field otherwise."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+    except (OSError, UnicodeDecodeError) as e:
+        raise Failure(1, f"{path}: cannot be read ({e})")
+    except ValueError as e:
+        raise Failure(1, f"{path}: not JSON ({e})")
+
+    def need(obj, key, where, kind):
+        if not isinstance(obj, dict) or key not in obj:
+            raise Failure(1, f"{path}: {where}{key}: missing (not a ddlsim run report, or one from an older ddlsim)")
+        value = obj[key]
+        if kind is float:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise Failure(1, f"{path}: {where}{key}: expected a finite number >= 0 (got {json.dumps(value)[:40]})")
+        elif not isinstance(value, kind):
+            raise Failure(1, f"{path}: {where}{key}: expected {kind.__name__} (got {json.dumps(value)[:40]})")
+        return value
+
+    if not isinstance(report, dict):
+        raise Failure(1, f"{path}: top level: expected an object (not a ddlsim report)")
+    if need(report, "schema_version", "", float) != 1:
+        raise Failure(1, f"{path}: schema_version: expected 1 (got {report['schema_version']})")
+    for key in ("model", "gpu"):
+        need(report, key, "", str)
+    need(report, "gpus", "", float)
+    layers = {}
+    for i, layer in enumerate(need(report, "layers", "", list)):
+        name = need(layer, "name", f"layers[{i}].", str)
+        layers[name] = need(layer, "forward_s", f"layers[{i}].", float) + need(layer, "backward_s", f"layers[{i}].",
+                                                                               float)
+    rows = []
+    seen = set()
+    for i, a in enumerate(need(report, "aggregations", "", list)):
+        where = f"aggregations[{i}]."
+        names = need(a, "layers", where, list)
+        if not names:
+            raise Failure(1, f"{path}: {where}layers: empty (an aggregation carries at least one layer)")
+        for name in names:
+            if name not in layers:
+                raise Failure(1, f"{path}: {where}layers: '{name}' is not a layer of the report")
+        time_s, exposed_s = need(a, "time_s", where, float), need(a, "exposed_s", where, float)
+        if exposed_s > time_s:
+            raise Failure(1, f"{path}: {where}exposed_s: {exposed_s} s is more than its time_s {time_s} s")
+        compute = sum(layers[n] for n in names if n not in seen)  # a split layer counts once
+        seen.update(names)
+        label = names[0] + (f" +{len(names) - 1}" if len(names) > 1 else "")
+        rows.append((label, time_s - exposed_s, exposed_s, compute))
+    if not rows:
+        raise Failure(1, f"{path}: aggregations: empty (a one-GPU run has no communication to draw)")
+    return report, rows
+
+
+def plot_layers(plt, path, series, title):
+    report, rows = read_report(path)
+    n = len(rows)
+    fig, (comm, comp) = plt.subplots(2, 1, figsize=(min(22, max(8, 0.11 * n + 3)), 6.4), sharex=True,
+                                     gridspec_kw={"height_ratios": [3, 2]})
+    x = list(range(n))
+    hidden = [1e3 * r[1] for r in rows]
+    exposed = [1e3 * r[2] for r in rows]
+    comm.bar(x, hidden, width=0.85, color=HIDDEN, label="hidden behind backward")
+    comm.bar(x, exposed, width=0.85, bottom=hidden, color=EXPOSED, label="exposed (after the last backward)")
+    comm.set_ylabel("communication (ms)")
+    comm.set_ylim(0, 1.18 * max(h + e for h, e in zip(hidden, exposed)) or 1)
+    comm.legend(fontsize=8, loc="upper right", title=f"GPU 0, last measured iteration: {sum(hidden):.3f} ms hidden, "
+                f"{sum(exposed):.3f} ms exposed in {n} aggregations", title_fontsize=8)
+    comp.bar(x, [1e3 * r[3] for r in rows], width=0.85, color=BACKWARD)
+    comp.set_ylabel("forward + backward\nof its layers (ms)")
+    comp.invert_yaxis()  # computation hangs below, so a row reads top to bottom
+    step = max(1, math.ceil(n / 110))
+    comp.set_xticks(x[::step])
+    comp.set_xticklabels([r[0] for r in rows][::step], rotation=90, fontsize=7)
+    comp.set_xlabel("aggregation, in the order they ran (last layer first); '+N': N more layers merged into it")
+    for ax in (comm, comp):
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.set_xlim(-0.6, n - 0.4)
+    config = report.get("config") if isinstance(report.get("config"), dict) else {}
+    where = [short(str(config[k])) for k in ("platform_file", "schedule", "algorithm") if config.get(k)]
+    fig.suptitle(title or f"per-layer communication hidden vs exposed: {report['model']} on {report['gpus']} x "
+                 f"{report['gpu']}" + (f" ({', '.join(where)})" if where else ""))
+    fig.subplots_adjust(hspace=0.05)
+    return fig
+
+
 def save(fig, out):
     """Beside the target, then renamed over it (as ddlsim writes every output)."""
     extension = os.path.splitext(out)[1].lower()
@@ -217,6 +309,9 @@ NEEDS = {"scaling": ("gpus", ["gpus", "scaling_efficiency_fraction", "throughput
 
 def validate(kind, path):
     """Reads the CSV and every number the chart needs before matplotlib loads: a bad CSV fails fast, anywhere."""
+    if kind == "layers":
+        read_report(path)
+        return
     first, columns = NEEDS[kind]
     header, rows, _ = read_table(path, first)
     for column in columns:
@@ -232,10 +327,10 @@ def validate(kind, path):
 
 def main(argv):
     if len(argv) != 6:
-        raise Failure(2, "plot.py: usage: plot.py KIND CSV OUT SERIES TITLE (run it through 'ddlsim plot')")
+        raise Failure(2, "plot.py: usage: plot.py KIND INPUT OUT SERIES TITLE (run it through 'ddlsim plot')")
     kind, path, out, series, title = argv[1:]
-    if kind not in NEEDS:
-        raise Failure(2, f"plot: unknown kind '{kind}' (scaling, collective, breakdown)")
+    if kind not in NEEDS and kind != "layers":
+        raise Failure(2, f"plot: unknown kind '{kind}' (scaling, collective, breakdown, layers)")
     validate(kind, path)
     try:
         import matplotlib
@@ -244,7 +339,8 @@ def main(argv):
         import matplotlib.pyplot as plt
     except ImportError:
         raise Failure(2, f"plot needs matplotlib for {sys.executable} (Debian: apt-get install python3-matplotlib)")
-    draw = {"scaling": plot_scaling, "collective": plot_collective, "breakdown": plot_breakdown}[kind]
+    draw = {"scaling": plot_scaling, "collective": plot_collective, "breakdown": plot_breakdown,
+            "layers": plot_layers}[kind]
     fig = draw(plt, path, series, title)
     save(fig, out)
     print(f"wrote {out}")

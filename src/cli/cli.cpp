@@ -31,7 +31,9 @@ Commands:
   workload   generate a layer-wise workload file from the model zoo and a calibration point
   platform   generate a cluster platform file (nodes x GPUs over PCIe/NVLink, Ethernet/InfiniBand)
   sweep      run a grid of runs (lists of option values) into a CSV, locally (--jobs) or as a Slurm job array
-  plot       draw scaling, collective or breakdown charts (SVG, PNG) from a sweep or collective CSV
+  plot       draw scaling, collective or breakdown charts (SVG, PNG) from a sweep or collective CSV, or
+             per-layer communication hidden versus exposed from a run's JSON report
+  report     write a run's JSON report as one self-contained HTML page (summary, charts, link table)
 
 Run 'ddlsim <command> --help' for a command's options.
 )";
@@ -179,9 +181,11 @@ void run_subcommand(const std::vector<std::string>& args, std::ostream& out, std
     sweep_command(rest, out, err);
   } else if (command == "plot") {
     plot_command(rest, out);
+  } else if (command == "report") {
+    report_command(rest, out);
   } else {
     throw ConfigError("unknown command '" + command +
-                      "' (commands: run, collective, workload, platform, sweep, plot; try 'ddlsim --help')");
+                      "' (commands: run, collective, workload, platform, sweep, plot, report; try 'ddlsim --help')");
   }
 }
 

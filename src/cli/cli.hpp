@@ -70,6 +70,7 @@ void collective_command(const std::vector<std::string>& args, std::ostream& out,
 void platform_command(const std::vector<std::string>& args, std::ostream& out);
 void sweep_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 void plot_command(const std::vector<std::string>& args, std::ostream& out);
+void report_command(const std::vector<std::string>& args, std::ostream& out);
 
 /** @brief "ddlsim 0.1.0 (SimGrid 3.32.0)". */
 std::string version_string();
