@@ -3,7 +3,8 @@
 # arguments are installed too (scripts/fuzz.sh passes clang).
 set -euo pipefail
 packages=(cmake make g++ pkg-config libsimgrid-dev libxml2-dev libboost-program-options-dev libprotobuf-dev protobuf-compiler catch2 python3 time
-          clang-format python3-matplotlib "$@") # python3-matplotlib: ddlsim plot and its tests
+          clang-format python3-matplotlib chromium "$@") # python3-matplotlib: ddlsim plot and its tests; chromium: the
+                                                        # headless check of ddlsim report --html
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

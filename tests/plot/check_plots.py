@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""`ddlsim plot` makes every kind of chart from CSVs that ddlsim writes: scaling and breakdown from a sweep CSV,
-collective from `collective --csv` (with --compare: the measured curve); SVG parses as XML with an <svg> root and
+"""`ddlsim plot` makes every kind of chart from files that ddlsim writes: scaling and breakdown from a sweep CSV,
+collective from `collective --csv` (with --compare: the measured curve), layers from `run --report`; SVG parses as XML with an <svg> root and
 drawn paths, PNG has PNG's signature, and the same CSV gives the same SVG twice. Exits 77 (skipped) when
 /usr/bin/python3 has no matplotlib (Debian: python3-matplotlib).
 
@@ -40,6 +40,10 @@ collective_csv = os.path.join(work, "collective.csv")
 run("collective", "--platform", "platforms/cluster-10gbe.xml", "--ranks", "4", "--stack", "openmpi-tcp", "-q",
     "--compare", "data/osu-allreduce-10gbe/allreduce4.log", "--csv", collective_csv)
 
+report_json = os.path.join(work, "alexnet-10gbe.json")
+run("run", "--platform", "platforms/p40-4x4-10gbe.xml", "--workload", "workloads/alexnet-p40-b1024.textproto",
+    "--iterations", "2", "-q", "--report", report_json)
+
 
 def check_svg(path):
     root = ET.parse(path).getroot()
@@ -50,13 +54,14 @@ def check_svg(path):
         fail(f"{path}: only {len(paths)} <path> elements: nothing drawn?")
 
 
-for kind, csv_path in (("scaling", sweep_csv), ("breakdown", sweep_csv), ("collective", collective_csv)):
+for kind, option, csv_path in (("scaling", "--csv", sweep_csv), ("breakdown", "--csv", sweep_csv),
+                               ("collective", "--csv", collective_csv), ("layers", "--report", report_json)):
     svg = os.path.join(work, f"{kind}.svg")
     png = os.path.join(work, f"{kind}.png")
     for out in (svg, png):
         if os.path.exists(out):
             os.remove(out)
-        p = run("plot", kind, "--csv", csv_path, "-o", out)
+        p = run("plot", kind, option, csv_path, "-o", out)
         if p.stdout.strip() != f"wrote {out}":
             fail(f"plot {kind}: printed {p.stdout.strip()!r}")
     check_svg(svg)
@@ -64,10 +69,16 @@ for kind, csv_path in (("scaling", sweep_csv), ("breakdown", sweep_csv), ("colle
         if f.read(8) != b"\x89PNG\r\n\x1a\n":
             fail(f"{png}: not a PNG")
     first = open(svg, "rb").read()
-    run("plot", kind, "--csv", csv_path, "-o", svg)
+    run("plot", kind, option, csv_path, "-o", svg)
     if open(svg, "rb").read() != first:
         fail(f"plot {kind}: the same CSV gives another SVG the second time")
     leftovers = [n for n in os.listdir(work) if ".ddlsim-" in n]
     if leftovers:
         fail(f"temporary files left: {leftovers}")
+    if kind == "layers":  # one bar per aggregation and panel, green (hidden) and red (exposed) among them
+        with open(svg, encoding="utf-8") as f:
+            text = f.read()
+        for colour in ("#59a14f", "#e15759", "#76b7e2"):
+            if colour not in text:
+                fail(f"{svg}: no {colour} bar")
     print(f"{kind}: SVG parses (svg root, drawn paths) and is reproducible, PNG is a PNG")
