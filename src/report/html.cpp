@@ -459,11 +459,14 @@ void link_tables(std::ostream& out, const proto::Report& r)
   std::vector<const proto::LinkRecord*> links;
   for (const auto& l : r.links())
     links.push_back(&l);
-  std::stable_sort(links.begin(), links.end(),
-                   [](const auto* a, const auto* b) { return a->busy_s_per_iteration() > b->busy_s_per_iteration(); });
+  std::stable_sort(links.begin(), links.end(), [](const auto* a, const auto* b) { // equally busy: the fuller first
+    if (a->busy_s_per_iteration() != b->busy_s_per_iteration())
+      return a->busy_s_per_iteration() > b->busy_s_per_iteration();
+    return a->utilisation() > b->utilisation();
+  });
   out << "<p class=\"explain\">Per iteration, mean over the simulated iterations. <i>Busy</i>: time some transfer "
          "was using the link; <i>mean utilisation</i>: bytes carried / (bandwidth x iteration time "
-      << format_seconds(t) << ").</p>\n";
+      << format_seconds(t) << "). The busiest come first; of equally busy links, the higher utilisation.</p>\n";
   // Per class
   struct Class {
     int links = 0;
