@@ -8,6 +8,7 @@
 #include "dag/plans.hpp"
 
 #include <algorithm>
+#include <exception>
 
 namespace po = boost::program_options;
 
@@ -63,6 +64,13 @@ void refuse_unread(const ScheduleCli& s, const dag::ScheduleEntry& schedule)
                         readers(k.bit) + (readers(k.bit).find(' ') == std::string::npos ? " reads" : " read") + " it)");
 }
 
+bool on_off(const std::string& text, const char* option)
+{
+  if (text == "on" || text == "off")
+    return text == "on";
+  throw ConfigError(std::string(option) + " must be on or off (got '" + text + "')");
+}
+
 } // namespace
 
 po::options_description schedule_options(ScheduleCli& s)
@@ -92,8 +100,15 @@ po::options_description schedule_options(ScheduleCli& s)
   add("warmup", po::value(&s.warmup)->default_value(s.warmup)->value_name("K"),
       "iterations left out of the reported mean (must be < --iterations, or 0)");
   add("gpu-interference", po::value(&s.gpu_interference)->default_value(s.gpu_interference)->value_name("F"),
-      "share of a GPU's compute speed taken by an aggregation on that GPU while it runs, in [0, 1): compute that "
-      "overlaps communication runs at 1 - F of its speed (0: overlap is free; docs/frameworks.md, interference)");
+      "share of a GPU's compute speed taken by an aggregation on that GPU while it runs, in [0, 1), or auto (NCCL's "
+      "rings / the GPU's SMs): compute that overlaps communication runs at 1 - F of its speed (0: overlap is free; "
+      "docs/frameworks.md, interference)");
+  add("pcie-contention", po::value(&s.pcie_contention)->default_value(s.pcie_contention)->value_name("on|off"),
+      "on: the input's host-to-device copy and a host-staged stack's staging copies are transfers over the GPU's PCIe "
+      "link from its node's CPU host, sharing it (off: fixed times)");
+  add("cpu-contention", po::value(&s.cpu_contention)->default_value(s.cpu_contention)->value_name("on|off"),
+      "on: the stack's per-message overheads (one core each) and the input pipeline's loading are work on the node's "
+      "CPU host, sharing it (off: fixed times)");
   add("explain-merge", po::bool_switch(&s.explain_merge),
       "fusion, buckets, mgwfbp: print which layers each aggregation carries");
   return d;
@@ -139,9 +154,22 @@ ScheduleChoice resolve(const ScheduleCli& s, const collectives::AlgorithmSpec& a
     throw ConfigError("--explain-merge has no effect with --schedule " + std::string(schedule.name) +
                       " (only fusion, buckets and mgwfbp merge gradients)");
   c.explain_merge = s.explain_merge;
-  if (!(s.gpu_interference >= 0 && s.gpu_interference < 1))
-    throw ConfigError("--gpu-interference must be in [0, 1) (got " + format_double(s.gpu_interference) + ")");
-  c.gpu_interference = s.gpu_interference;
+  if (s.gpu_interference == "auto") {
+    c.gpu_interference_auto = true;
+  } else {
+    std::size_t used = 0;
+    double f = -1;
+    try {
+      f = std::stod(s.gpu_interference, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != s.gpu_interference.size() || !(f >= 0 && f < 1))
+      throw ConfigError("--gpu-interference must be a number in [0, 1) or auto (got '" + s.gpu_interference + "')");
+    c.gpu_interference = f;
+  }
+  c.pcie_contention = on_off(s.pcie_contention, "--pcie-contention");
+  c.cpu_contention = on_off(s.cpu_contention, "--cpu-contention");
   return c;
 }
 
@@ -154,6 +182,9 @@ proto::ScheduleConfig to_proto(const ScheduleChoice& s)
   c.set_comm_streams(static_cast<unsigned>(o.comm_streams));
   c.set_warmup(s.warmup);
   c.set_gpu_interference(s.gpu_interference);
+  c.set_gpu_interference_auto(s.gpu_interference_auto);
+  c.set_pcie_contention(s.pcie_contention);
+  c.set_cpu_contention(s.cpu_contention);
   switch (o.schedule) {
   case dag::Schedule::Fusion:
     c.set_fusion_bytes(o.fusion_bytes);

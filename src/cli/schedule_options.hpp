@@ -26,7 +26,9 @@ struct ScheduleCli {
   std::string credit_bytes = "16MB";
   int warmup = 1;
   bool explain_merge = false;
-  double gpu_interference = 0;
+  std::string gpu_interference = "0";
+  std::string pcie_contention = "off";
+  std::string cpu_contention = "off";
 };
 
 /** @brief The resolved schedule. */
@@ -34,7 +36,10 @@ struct ScheduleChoice {
   dag::ScheduleOptions options;
   unsigned warmup = 1;
   bool explain_merge = false;
-  double gpu_interference = 0; ///< share of a GPU's speed an aggregation on it takes (engine: CollectiveOptions)
+  double gpu_interference = 0;        ///< share of a GPU's speed an aggregation on it takes (engine: CollectiveOptions)
+  bool gpu_interference_auto = false; ///< --gpu-interference auto
+  bool pcie_contention = false;
+  bool cpu_contention = false;
 };
 
 /** @brief The "Schedule" group of options, bound to `s`. */
