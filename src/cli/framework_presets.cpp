@@ -23,15 +23,24 @@ const std::vector<FrameworkPreset>& framework_presets()
   // Every value and its source: docs/frameworks.md, "Framework presets". Never fitted to a measured efficiency.
   static const std::vector<FrameworkPreset> table = {
       {"caffe-mpi",
-       "Caffe-MPI 2.0 (2017): NCCL 2 ring allreduce per layer during backward (wfbp), 4 batches prefetched",
+       "Caffe-MPI 2.0 (2017): NCCL 2 ring allreduce per layer during backward (wfbp), 4 batches prefetched, "
+       "interference on",
        {{"algorithm", "nccl-ring"},
         {"stack", "nccl"},
         {"schedule", "wfbp"},
         {"update", "global"},
-        {"io-prefetch", "4"}}},
+        {"io-prefetch", "4"},
+        {"gpu-interference", "auto"},
+        {"pcie-contention", "on"},
+        {"cpu-contention", "on"}}},
       {"cntk",
        "CNTK 2.x (2017): MPI allreduce of all gradients after backward (sequential), 1 minibatch prefetched",
-       {{"stack", "mpi-verbs"}, {"schedule", "sequential"}, {"update", "global"}, {"io-prefetch", "1"}}},
+       {{"stack", "mpi-verbs"},
+        {"schedule", "sequential"},
+        {"update", "global"},
+        {"io-prefetch", "1"},
+        {"pcie-contention", "on"},
+        {"cpu-contention", "on"}}},
       {"mxnet",
        "MXNet 0.11-1.x (2017-18), kvstore dist_device_sync: sum in the node, push/pull to ps-lite servers on CPUs "
        "over ZeroMQ, servers update (momentum), per-layer, 4 batches prefetched",
@@ -45,7 +54,9 @@ const std::vector<FrameworkPreset>& framework_presets()
         {"optimizer", "momentum"},
         {"schedule", "wfbp"},
         {"update", "per-layer"},
-        {"io-prefetch", "4"}}},
+        {"io-prefetch", "4"},
+        {"pcie-contention", "on"},
+        {"cpu-contention", "on"}}},
       {"tensorflow",
        "TensorFlow 1.x tf_cnn_benchmarks (2017-18), variable_update=parameter_server: variables round-robin on a "
        "CPU parameter server over gRPC, server-side sgd, 1 batch staged",
@@ -58,7 +69,9 @@ const std::vector<FrameworkPreset>& framework_presets()
         {"optimizer", "sgd"},
         {"schedule", "wfbp"},
         {"update", "global"},
-        {"io-prefetch", "1"}}},
+        {"io-prefetch", "1"},
+        {"pcie-contention", "on"},
+        {"cpu-contention", "on"}}},
       {"horovod",
        "Horovod (v0.21 and later defaults): NCCL allreduce with tensor fusion, 128 MiB / 1 ms",
        {{"algorithm", "nccl"},
@@ -67,7 +80,10 @@ const std::vector<FrameworkPreset>& framework_presets()
         {"fusion-bytes", "128MiB"},
         {"fusion-cycle", "1ms"},
         {"update", "global"},
-        {"io-prefetch", "1"}}},
+        {"io-prefetch", "1"},
+        {"gpu-interference", "auto"},
+        {"pcie-contention", "on"},
+        {"cpu-contention", "on"}}},
       {"pytorch-ddp",
        "PyTorch DistributedDataParallel: NCCL allreduce of 25 MiB buckets (first 1 MiB), 2 batches "
        "prefetched",
@@ -77,7 +93,10 @@ const std::vector<FrameworkPreset>& framework_presets()
         {"bucket-bytes", "25MiB"},
         {"first-bucket-bytes", "1MiB"},
         {"update", "global"},
-        {"io-prefetch", "2"}}},
+        {"io-prefetch", "2"},
+        {"gpu-interference", "auto"},
+        {"pcie-contention", "on"},
+        {"cpu-contention", "on"}}},
   };
   return table;
 }
