@@ -118,6 +118,7 @@ ResolvedRun resolve_run(RunOptions& o)
                 {{"--platform", o.platform}, {"--workload", o.workload}});
   in.platform_file = o.platform;
   r.workload = workload::load_workload(o.workload);
+  apply_model_fractions(r.schedule, workload::total_gradient_bytes(r.workload));
   in.reference_gpu = r.workload.reference_gpu();
   in.algorithm = r.aggregation.algorithm;
   in.collective = r.aggregation.options;

@@ -64,6 +64,18 @@ void refuse_unread(const ScheduleCli& s, const dag::ScheduleEntry& schedule)
                         readers(k.bit) + (readers(k.bit).find(' ') == std::string::npos ? " reads" : " read") + " it)");
 }
 
+/** N of "model/N" (a positive integer), or 0 when `text` is not of that form. */
+unsigned model_divisor(const std::string& text, const std::string& option)
+{
+  const std::string prefix = "model/";
+  if (text.compare(0, prefix.size(), prefix) != 0)
+    return 0;
+  const std::string n = text.substr(prefix.size());
+  if (n.empty() || n.size() > 6 || n.find_first_not_of("0123456789") != std::string::npos || std::stoul(n) == 0)
+    throw ConfigError(option + " model/N needs a whole number N from 1 to 999999 (got '" + text + "')");
+  return static_cast<unsigned>(std::stoul(n));
+}
+
 bool on_off(const std::string& text, const char* option)
 {
   if (text == "on" || text == "off")
@@ -90,9 +102,9 @@ po::options_description schedule_options(ScheduleCli& s)
   add("fusion-cycle", po::value(&s.fusion_cycle)->default_value(s.fusion_cycle)->value_name("TIME"),
       "fusion: a buffer is flushed this long after its first gradient (HOROVOD_CYCLE_TIME since v0.21)");
   add("bucket-bytes", po::value(&s.bucket_bytes)->default_value(s.bucket_bytes)->value_name("SIZE"),
-      "buckets: bucket cap (DDP's bucket_cap_mb)");
+      "buckets: bucket cap (DDP's bucket_cap_mb), or model/N: the workload's gradient bytes / N");
   add("first-bucket-bytes", po::value(&s.first_bucket_bytes)->default_value(s.first_bucket_bytes)->value_name("SIZE"),
-      "buckets: the first bucket's cap (DDP's first bucket)");
+      "buckets: the first bucket's cap (DDP's first bucket), or model/N");
   add("partition-bytes", po::value(&s.partition_bytes)->default_value(s.partition_bytes)->value_name("SIZE"),
       "priority: partition size (ByteScheduler: 1e6 FP32 parameters)");
   add("credit-bytes", po::value(&s.credit_bytes)->default_value(s.credit_bytes)->value_name("SIZE"),
@@ -131,8 +143,12 @@ ScheduleChoice resolve(const ScheduleCli& s, const collectives::AlgorithmSpec& a
   o.comm_streams = s.comm_streams;
   o.fusion_bytes = positive_bytes(s.fusion_bytes, "--fusion-bytes");
   o.fusion_cycle_s = parse_seconds(s.fusion_cycle, "--fusion-cycle");
-  o.bucket_bytes = positive_bytes(s.bucket_bytes, "--bucket-bytes");
-  o.first_bucket_bytes = positive_bytes(s.first_bucket_bytes, "--first-bucket-bytes");
+  c.bucket_divisor = model_divisor(s.bucket_bytes, "--bucket-bytes");
+  c.first_bucket_divisor = model_divisor(s.first_bucket_bytes, "--first-bucket-bytes");
+  if (c.bucket_divisor == 0)
+    o.bucket_bytes = positive_bytes(s.bucket_bytes, "--bucket-bytes");
+  if (c.first_bucket_divisor == 0)
+    o.first_bucket_bytes = positive_bytes(s.first_bucket_bytes, "--first-bucket-bytes");
   o.partition_bytes = positive_bytes(s.partition_bytes, "--partition-bytes");
   o.credit_bytes = positive_bytes(s.credit_bytes, "--credit-bytes");
   if (schedule.needs_per_layer_update && o.update != dag::Update::PerLayer)
@@ -171,6 +187,14 @@ ScheduleChoice resolve(const ScheduleCli& s, const collectives::AlgorithmSpec& a
   c.pcie_contention = on_off(s.pcie_contention, "--pcie-contention");
   c.cpu_contention = on_off(s.cpu_contention, "--cpu-contention");
   return c;
+}
+
+void apply_model_fractions(ScheduleChoice& s, std::uint64_t gradient_bytes)
+{
+  if (s.bucket_divisor > 0)
+    s.options.bucket_bytes = std::max<std::uint64_t>(1, gradient_bytes / s.bucket_divisor);
+  if (s.first_bucket_divisor > 0)
+    s.options.first_bucket_bytes = std::max<std::uint64_t>(1, gradient_bytes / s.first_bucket_divisor);
 }
 
 proto::ScheduleConfig to_proto(const ScheduleChoice& s)
