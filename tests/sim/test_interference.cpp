@@ -39,8 +39,9 @@ struct Toy {
   int prefetch = 0;
 };
 
-/** The third of 4 iterations of `toy` (a middle one: the last has no next batch to load meanwhile) on 2 nodes of one P40 and its CPU, PCIe 1 GB/s (every route's bottleneck,
- *  no latency): the ring on 2 ranks is 2 steps of 1 MB each way. */
+/** The third of 4 iterations of `toy` (a middle one: the last has no next batch to load meanwhile) on 2 nodes of one
+ * P40 and its CPU, PCIe 1 GB/s (every route's bottleneck, no latency): the ring on 2 ranks is 2 steps of 1 MB each way.
+ */
 double iteration_s(const Toy& toy)
 {
   engine::SimulationInput in = test::input(test::write_two_node_cpu_platform(1e9), toy.workload);
