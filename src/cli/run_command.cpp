@@ -118,12 +118,20 @@ ResolvedRun resolve_run(RunOptions& o)
                 {{"--platform", o.platform}, {"--workload", o.workload}});
   in.platform_file = o.platform;
   r.workload = workload::load_workload(o.workload);
+  apply_model_fractions(r.schedule, workload::total_gradient_bytes(r.workload));
   in.reference_gpu = r.workload.reference_gpu();
   in.algorithm = r.aggregation.algorithm;
   in.collective = r.aggregation.options;
   in.collective.gpu_interference = r.schedule.gpu_interference;
-  if (o.analytical && r.schedule.gpu_interference > 0)
+  in.collective.gpu_interference_auto = r.schedule.gpu_interference_auto;
+  in.collective.pcie_contention = r.schedule.pcie_contention;
+  in.collective.cpu_contention = r.schedule.cpu_contention;
+  if (o.analytical && (r.schedule.gpu_interference > 0 || r.schedule.gpu_interference_auto))
     throw ConfigError("--analytical has no closed form with --gpu-interference (compute slowed by communication)");
+  if (o.analytical && (r.schedule.pcie_contention || r.schedule.cpu_contention))
+    throw ConfigError(std::string("--analytical has no closed form with ") +
+                      (r.schedule.pcie_contention ? "--pcie-contention" : "--cpu-contention") +
+                      " (copies and overheads slowed by sharing)");
   in.iterations = static_cast<unsigned>(o.iterations);
   in.hosts = parse_host_list(o.hosts, "--hosts");
   in.simgrid_cfg = o.simgrid_cfg;

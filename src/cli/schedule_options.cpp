@@ -8,6 +8,7 @@
 #include "dag/plans.hpp"
 
 #include <algorithm>
+#include <exception>
 
 namespace po = boost::program_options;
 
@@ -63,6 +64,25 @@ void refuse_unread(const ScheduleCli& s, const dag::ScheduleEntry& schedule)
                         readers(k.bit) + (readers(k.bit).find(' ') == std::string::npos ? " reads" : " read") + " it)");
 }
 
+/** N of "model/N" (a positive integer), or 0 when `text` is not of that form. */
+unsigned model_divisor(const std::string& text, const std::string& option)
+{
+  const std::string prefix = "model/";
+  if (text.compare(0, prefix.size(), prefix) != 0)
+    return 0;
+  const std::string n = text.substr(prefix.size());
+  if (n.empty() || n.size() > 6 || n.find_first_not_of("0123456789") != std::string::npos || std::stoul(n) == 0)
+    throw ConfigError(option + " model/N needs a whole number N from 1 to 999999 (got '" + text + "')");
+  return static_cast<unsigned>(std::stoul(n));
+}
+
+bool on_off(const std::string& text, const char* option)
+{
+  if (text == "on" || text == "off")
+    return text == "on";
+  throw ConfigError(std::string(option) + " must be on or off (got '" + text + "')");
+}
+
 } // namespace
 
 po::options_description schedule_options(ScheduleCli& s)
@@ -82,9 +102,9 @@ po::options_description schedule_options(ScheduleCli& s)
   add("fusion-cycle", po::value(&s.fusion_cycle)->default_value(s.fusion_cycle)->value_name("TIME"),
       "fusion: a buffer is flushed this long after its first gradient (HOROVOD_CYCLE_TIME since v0.21)");
   add("bucket-bytes", po::value(&s.bucket_bytes)->default_value(s.bucket_bytes)->value_name("SIZE"),
-      "buckets: bucket cap (DDP's bucket_cap_mb)");
+      "buckets: bucket cap (DDP's bucket_cap_mb), or model/N: the workload's gradient bytes / N");
   add("first-bucket-bytes", po::value(&s.first_bucket_bytes)->default_value(s.first_bucket_bytes)->value_name("SIZE"),
-      "buckets: the first bucket's cap (DDP's first bucket)");
+      "buckets: the first bucket's cap (DDP's first bucket), or model/N");
   add("partition-bytes", po::value(&s.partition_bytes)->default_value(s.partition_bytes)->value_name("SIZE"),
       "priority: partition size (ByteScheduler: 1e6 FP32 parameters)");
   add("credit-bytes", po::value(&s.credit_bytes)->default_value(s.credit_bytes)->value_name("SIZE"),
@@ -92,8 +112,15 @@ po::options_description schedule_options(ScheduleCli& s)
   add("warmup", po::value(&s.warmup)->default_value(s.warmup)->value_name("K"),
       "iterations left out of the reported mean (must be < --iterations, or 0)");
   add("gpu-interference", po::value(&s.gpu_interference)->default_value(s.gpu_interference)->value_name("F"),
-      "share of a GPU's compute speed taken by an aggregation on that GPU while it runs, in [0, 1): compute that "
-      "overlaps communication runs at 1 - F of its speed (0: overlap is free; docs/frameworks.md, interference)");
+      "share of a GPU's compute speed taken by an aggregation on that GPU while it runs, in [0, 1), or auto (NCCL's "
+      "rings / the GPU's SMs): compute that overlaps communication runs at 1 - F of its speed (0: overlap is free; "
+      "docs/frameworks.md, interference)");
+  add("pcie-contention", po::value(&s.pcie_contention)->default_value(s.pcie_contention)->value_name("on|off"),
+      "on: the input's host-to-device copy and a host-staged stack's staging copies are transfers over the GPU's PCIe "
+      "link from its node's CPU host, sharing it (off: fixed times)");
+  add("cpu-contention", po::value(&s.cpu_contention)->default_value(s.cpu_contention)->value_name("on|off"),
+      "on: the stack's per-message overheads (one core each) and the input pipeline's loading are work on the node's "
+      "CPU host, sharing it (off: fixed times)");
   add("explain-merge", po::bool_switch(&s.explain_merge),
       "fusion, buckets, mgwfbp: print which layers each aggregation carries");
   return d;
@@ -116,8 +143,12 @@ ScheduleChoice resolve(const ScheduleCli& s, const collectives::AlgorithmSpec& a
   o.comm_streams = s.comm_streams;
   o.fusion_bytes = positive_bytes(s.fusion_bytes, "--fusion-bytes");
   o.fusion_cycle_s = parse_seconds(s.fusion_cycle, "--fusion-cycle");
-  o.bucket_bytes = positive_bytes(s.bucket_bytes, "--bucket-bytes");
-  o.first_bucket_bytes = positive_bytes(s.first_bucket_bytes, "--first-bucket-bytes");
+  c.bucket_divisor = model_divisor(s.bucket_bytes, "--bucket-bytes");
+  c.first_bucket_divisor = model_divisor(s.first_bucket_bytes, "--first-bucket-bytes");
+  if (c.bucket_divisor == 0)
+    o.bucket_bytes = positive_bytes(s.bucket_bytes, "--bucket-bytes");
+  if (c.first_bucket_divisor == 0)
+    o.first_bucket_bytes = positive_bytes(s.first_bucket_bytes, "--first-bucket-bytes");
   o.partition_bytes = positive_bytes(s.partition_bytes, "--partition-bytes");
   o.credit_bytes = positive_bytes(s.credit_bytes, "--credit-bytes");
   if (schedule.needs_per_layer_update && o.update != dag::Update::PerLayer)
@@ -139,10 +170,31 @@ ScheduleChoice resolve(const ScheduleCli& s, const collectives::AlgorithmSpec& a
     throw ConfigError("--explain-merge has no effect with --schedule " + std::string(schedule.name) +
                       " (only fusion, buckets and mgwfbp merge gradients)");
   c.explain_merge = s.explain_merge;
-  if (!(s.gpu_interference >= 0 && s.gpu_interference < 1))
-    throw ConfigError("--gpu-interference must be in [0, 1) (got " + format_double(s.gpu_interference) + ")");
-  c.gpu_interference = s.gpu_interference;
+  if (s.gpu_interference == "auto") {
+    c.gpu_interference_auto = true;
+  } else {
+    std::size_t used = 0;
+    double f = -1;
+    try {
+      f = std::stod(s.gpu_interference, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != s.gpu_interference.size() || !(f >= 0 && f < 1))
+      throw ConfigError("--gpu-interference must be a number in [0, 1) or auto (got '" + s.gpu_interference + "')");
+    c.gpu_interference = f;
+  }
+  c.pcie_contention = on_off(s.pcie_contention, "--pcie-contention");
+  c.cpu_contention = on_off(s.cpu_contention, "--cpu-contention");
   return c;
+}
+
+void apply_model_fractions(ScheduleChoice& s, std::uint64_t gradient_bytes)
+{
+  if (s.bucket_divisor > 0)
+    s.options.bucket_bytes = std::max<std::uint64_t>(1, gradient_bytes / s.bucket_divisor);
+  if (s.first_bucket_divisor > 0)
+    s.options.first_bucket_bytes = std::max<std::uint64_t>(1, gradient_bytes / s.first_bucket_divisor);
 }
 
 proto::ScheduleConfig to_proto(const ScheduleChoice& s)
@@ -154,6 +206,9 @@ proto::ScheduleConfig to_proto(const ScheduleChoice& s)
   c.set_comm_streams(static_cast<unsigned>(o.comm_streams));
   c.set_warmup(s.warmup);
   c.set_gpu_interference(s.gpu_interference);
+  c.set_gpu_interference_auto(s.gpu_interference_auto);
+  c.set_pcie_contention(s.pcie_contention);
+  c.set_cpu_contention(s.cpu_contention);
   switch (o.schedule) {
   case dag::Schedule::Fusion:
     c.set_fusion_bytes(o.fusion_bytes);

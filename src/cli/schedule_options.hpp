@@ -26,7 +26,9 @@ struct ScheduleCli {
   std::string credit_bytes = "16MB";
   int warmup = 1;
   bool explain_merge = false;
-  double gpu_interference = 0;
+  std::string gpu_interference = "0";
+  std::string pcie_contention = "off";
+  std::string cpu_contention = "off";
 };
 
 /** @brief The resolved schedule. */
@@ -34,7 +36,14 @@ struct ScheduleChoice {
   dag::ScheduleOptions options;
   unsigned warmup = 1;
   bool explain_merge = false;
-  double gpu_interference = 0; ///< share of a GPU's speed an aggregation on it takes (engine: CollectiveOptions)
+  double gpu_interference = 0;        ///< share of a GPU's speed an aggregation on it takes (engine: CollectiveOptions)
+  bool gpu_interference_auto = false; ///< --gpu-interference auto
+  /// --bucket-bytes / --first-bucket-bytes model/N: the cap is the workload's gradient bytes / N (0: a size was given);
+  /// apply_model_fractions() sets the caps once the workload is loaded.
+  unsigned bucket_divisor = 0;
+  unsigned first_bucket_divisor = 0;
+  bool pcie_contention = false;
+  bool cpu_contention = false;
 };
 
 /** @brief The "Schedule" group of options, bound to `s`. */
@@ -45,6 +54,9 @@ boost::program_options::options_description schedule_options(ScheduleCli& s);
  *  aggregation at a time). `iterations` bounds the warm-up. */
 ScheduleChoice resolve(const ScheduleCli& s, const collectives::AlgorithmSpec& algorithm,
                        const collectives::CollectiveOptions& aggregation, int iterations);
+
+/** @brief Sets the bucket caps given as model/N from the workload's gradient bytes (at least 1 byte). */
+void apply_model_fractions(ScheduleChoice& s, std::uint64_t gradient_bytes);
 
 /** @brief The resolved schedule as recorded in reports and --dump-config. */
 proto::ScheduleConfig to_proto(const ScheduleChoice& s);

@@ -31,12 +31,15 @@ void install_factors(const StackProfile& stack)
   auto* model = sg4::Engine::get_instance()->get_netzone_root()->get_network_model();
   using Links = std::vector<sg4::Link*>;
   using Zones = std::unordered_set<sg4::NetZone*>;
+  // A staging copy between a GPU and its node's CPU (--pcie-contention) is no message of the stack: factor 1.
   if (!stack.latency_factor.empty())
-    model->set_lat_factor_cb([f = stack.latency_factor](double size, const sg4::Host*, const sg4::Host*, const Links&,
-                                                        const Zones&) { return factor_for(f, size); });
+    model->set_lat_factor_cb(
+        [f = stack.latency_factor](double size, const sg4::Host* src, const sg4::Host* dst, const Links&,
+                                   const Zones&) { return is_staging_copy(src, dst) ? 1.0 : factor_for(f, size); });
   if (!stack.bandwidth_factor.empty())
-    model->set_bw_factor_cb([f = stack.bandwidth_factor](double size, const sg4::Host*, const sg4::Host*, const Links&,
-                                                         const Zones&) { return factor_for(f, size); });
+    model->set_bw_factor_cb(
+        [f = stack.bandwidth_factor](double size, const sg4::Host* src, const sg4::Host* dst, const Links&,
+                                     const Zones&) { return is_staging_copy(src, dst) ? 1.0 : factor_for(f, size); });
 }
 } // namespace
 
@@ -54,6 +57,7 @@ CommWorld::CommWorld(std::vector<sg4::Host*> ranks, std::vector<int> node_of_ran
 {
   if (node_of_rank_.empty())
     node_of_rank_.assign(hosts_.size(), 0);
+  contended_ = options_.pcie_contention || options_.cpu_contention;
   install_factors(options_.stack);
 }
 
@@ -98,6 +102,8 @@ sg4::Mailbox* CommWorld::mailbox(int src, int dst, int channel)
 
 sg4::CommPtr CommWorld::post_send(int self, int to, std::uint64_t bytes, bool overhead, int channel)
 {
+  if (contended_)
+    return post_send_contended(self, to, bytes, overhead, channel);
   const StackProfile& stack = options_.stack;
   double before_s = overhead ? options_.msg_overhead_s + stack.send_overhead_s : 0.0;
   before_s += stack.copy_s_per_byte * double(bytes);
@@ -148,7 +154,10 @@ void CommWorld::recv(int self, int from, int channel)
 {
   char* received = nullptr; // the payload pointer lands here; only the simulated size matters
   mailbox(from, self, channel)->get_async<char>(&received)->wait();
-  this->received(1);
+  if (contended_)
+    received_contended(self, {received});
+  else
+    this->received(1);
 }
 
 void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends,
@@ -164,7 +173,10 @@ void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_
   sg4::Comm::wait_all(comms);
   for (std::size_t i = 0; i < sends.size(); ++i)
     transferred(self, sends[i].first, sends[i].second, comms[from.size() + i]);
-  received(static_cast<int>(from.size()));
+  if (contended_)
+    received_contended(self, landing);
+  else
+    received(static_cast<int>(from.size()));
 }
 
 void CommWorld::reduce(int /*self*/, std::uint64_t bytes)

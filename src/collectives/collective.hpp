@@ -72,6 +72,21 @@ public:
   std::uint64_t bytes_received(int endpoint) const { return received_[endpoint]; }
   std::uint64_t messages_sent(int endpoint) const { return messages_[endpoint]; }
 
+  /** @brief The CPU host of an endpoint's node, as --pcie-contention and --cpu-contention read it (set by the engine;
+   *  host_staging.cpp). */
+  struct NodeCpu {
+    simgrid::s4u::Host* host = nullptr; ///< nullptr: none (the options then have nothing to act on)
+    double core_flops = 0;              ///< FLOP/s of one of its cores (CPU catalogue)
+    bool device = false;                ///< the endpoint is a GPU whose PCIe link leads to `host`
+    int input_sharers = 1;              ///< ranks of the phase whose input pipelines run on `host`
+  };
+  void set_node_cpu(int endpoint, NodeCpu cpu);
+  /** The endpoint's node CPU (an empty NodeCpu when none was set). */
+  NodeCpu node_cpu(int endpoint) const;
+  /** `seconds` of CPU time of `endpoint`: with cpu_contention an execution of one core on its node's CPU host, which
+   *  it shares with the input pipeline and other overheads; otherwise (or without a CPU host) a sleep. */
+  void cpu_work(int endpoint, double seconds) const;
+
   /** Called after every transfer completes (sender side): endpoints, bytes, start and end time. */
   using TransferFn = std::function<void(int from, int to, std::uint64_t bytes, double start_s, double end_s)>;
   void on_transfer(TransferFn fn) { on_transfer_ = std::move(fn); }
@@ -84,6 +99,11 @@ private:
   double handshake_s(int self, int to) const;
   /** The stack's receive overhead for `count` messages received, slept by the receiver. */
   void received(int count);
+  // With pcie_contention or cpu_contention (host_staging.cpp): the same steps, with the staging copies as transfers
+  // over the PCIe link and the overheads as CPU work; the payload pointer carries the message size to the receiver.
+  simgrid::s4u::CommPtr post_send_contended(int self, int to, std::uint64_t bytes, bool overhead, int channel);
+  void received_contended(int self, const std::vector<char*>& payloads);
+  bool staged(int endpoint) const;
 
   int ranks_;
   std::vector<simgrid::s4u::Host*> hosts_;
@@ -97,6 +117,8 @@ private:
   std::vector<std::uint64_t> calls_; ///< [endpoint * kMaxLanes + lane]
   std::vector<int> lane_channels_{0};
   TransferFn on_transfer_;
+  bool contended_ = false; ///< pcie_contention or cpu_contention
+  std::vector<NodeCpu> node_cpus_;
 };
 
 /** @brief Some endpoints of a CommWorld seen as ranks 0..n-1: flat algorithms run over a Group, so the
@@ -158,6 +180,11 @@ public:
   /** Runs member `self`'s part of an allreduce of `bytes` bytes over `group`; returns when it holds the result. */
   virtual void allreduce(Group& group, int self, std::uint64_t bytes) const = 0;
 };
+
+/** @brief True for a transfer between a GPU endpoint and its node's CPU host that is a staging copy
+ *  (--pcie-contention) rather than a message of the stack: the stack's size factors do not apply to it. A CPU host
+ *  that is itself an endpoint (a parameter server) is never registered: its messages keep the factors. */
+bool is_staging_copy(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
 
 /** @brief Byte size of chunk `index` when `bytes` is cut into `parts` nearly equal chunks (the first
  *  bytes % parts chunks get one byte more). */

@@ -64,6 +64,8 @@ struct StackProfile {
   std::vector<SizeFactor> latency_factor;   ///< ascending above_bytes; empty: 1
   std::vector<SizeFactor> bandwidth_factor; ///< ascending above_bytes; empty: 1
   std::uint64_t rendezvous_above_bytes = 0; ///< 0: every message eager
+  bool host_staged = false;                 ///< GPU buffers copied through host memory (--pcie-contention)
+  double pcie_copy_s_per_byte = 0;          ///< the part of copy_s_per_byte those PCIe copies stand for
 
   /** True for the exact alpha-beta model (no mechanism set): the closed forms and flow forms hold. */
   bool ideal() const
@@ -101,6 +103,14 @@ struct CollectiveOptions {
   /// Share of a GPU's compute speed an aggregation on that GPU takes while it runs, in [0, 1) (0: none;
   /// docs/frameworks.md, interference); read by the engine only.
   double gpu_interference = 0;
+  /// --gpu-interference auto: each GPU's share is NCCL's rings / its SM count (docs/frameworks.md); read by the engine.
+  bool gpu_interference_auto = false;
+  /// The input's host-to-device copy, and a host-staged stack's staging copies, as transfers over the GPU's PCIe link
+  /// from and to its node's CPU host (docs/frameworks.md, interference). Off: fixed times (the exact model).
+  bool pcie_contention = false;
+  /// The stack's per-message overheads, and the input pipeline's loading, as executions on the node's CPU host (one
+  /// core per overhead; docs/frameworks.md, interference). Off: fixed times (the exact model).
+  bool cpu_contention = false;
 };
 
 } // namespace ddlsim::collectives

@@ -2,6 +2,7 @@
 #include "engine/phase.hpp"
 
 #include "common/error.hpp"
+#include "engine/interference.hpp"
 #include "engine/setup.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -49,7 +50,6 @@ struct Phase::Impl {
       , collective_(*spec.collective)
       , iterations_(spec.iterations)
       , reference_speed_(spec.reference_speed)
-      , gpu_interference_(spec.options.gpu_interference)
       , progress_(*spec.progress)
       , aggregation_progress_(*spec.aggregation_progress)
       , world_(hosts_of(spec.ranks), spec.node_of_rank, spec.options, name_)
@@ -75,6 +75,8 @@ struct Phase::Impl {
     if (dag_.comm_policy == dag::CommPolicy::Priority)
       index_priority_dependents();
     collective_.prepare(world_); // outside any actor: may throw ConfigError
+    attach_node_cpus(world_);    // --pcie-contention, --cpu-contention (interference.cpp); may throw ConfigError
+    gpu_shares_ = gpu_interference_shares(world_);
     world_.on_transfer([this](int from, int to, std::uint64_t bytes, double start, double end) {
       links_.add(world_, from, to, bytes, start, end);
     });
@@ -273,7 +275,9 @@ private:
   {
     switch (task.kind) {
     case dag::TaskKind::Io:
-    case dag::TaskKind::H2d: // fixed times: they do not depend on the GPU
+    case dag::TaskKind::H2d: // fixed times (they do not depend on the GPU), or contended (interference.cpp)
+      run_input_task(world_, rank, task.kind == dag::TaskKind::Io, task.duration_s);
+      break;
     case dag::TaskKind::Timer:
       if (task.duration_s > 0)
         sg4::this_actor::sleep_for(task.duration_s);
@@ -285,7 +289,7 @@ private:
         sg4::this_actor::execute(task.duration_s * reference_speed_);
       break;
     case dag::TaskKind::Aggregation: {
-      const sg4::ExecPtr load = start_interference();
+      const sg4::ExecPtr load = start_interference(rank);
       collective_.allreduce(group, rank, task.bytes);
       if (load)
         load->cancel();
@@ -297,13 +301,14 @@ private:
   /** With gpu_interference f > 0: an execution on this actor's GPU that runs as long as the aggregation, with the
    *  sharing weight f / (1 - f), so that compute running meanwhile on that GPU gets 1 - f of its speed (SimGrid
    *  shares a host's speed among its executions in proportion to their priorities). Idle compute loses nothing. */
-  sg4::ExecPtr start_interference() const
+  sg4::ExecPtr start_interference(int rank) const
   {
-    if (gpu_interference_ <= 0)
+    const double f = gpu_shares_[rank];
+    if (f <= 0)
       return nullptr;
     const double endless_s = 1e9; // longer than any phase; cancelled when the aggregation ends
     sg4::ExecPtr load = sg4::this_actor::exec_init(endless_s * sg4::this_actor::get_host()->get_speed());
-    load->set_priority(gpu_interference_ / (1 - gpu_interference_));
+    load->set_priority(f / (1 - f));
     load->start();
     return load;
   }
@@ -441,7 +446,7 @@ private:
   const collectives::Collective& collective_;
   unsigned iterations_;
   double reference_speed_;
-  double gpu_interference_;
+  std::vector<double> gpu_shares_; ///< per rank: share of its GPU an aggregation takes (interference.cpp)
   const dag::ProgressFn& progress_;
   const dag::AggregationProgressFn& aggregation_progress_;
   std::size_t aggregations_done_ = 0; ///< by rank 0

@@ -22,6 +22,10 @@ struct GpuSpec {
   int gpus_per_board = 1;          ///< GPUs on one board behind the board's PCIe switch and its one x16 link
   std::string chip;                ///< the GPU chip when an entry is one GPU of a multi-GPU board ("GK210")
   std::string interconnect_source; ///< where the interconnect facts were read
+  // What --gpu-interference auto reads (docs/frameworks.md, interference):
+  int sm_count = 0;           ///< streaming multiprocessors of one GPU (of the chip, for a multi-GPU board)
+  int compute_capability = 0; ///< CUDA compute capability x 10 (37: 3.7)
+  std::string sm_source;      ///< where the two were read
 };
 
 /** @brief Every catalogued GPU. */

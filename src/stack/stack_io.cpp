@@ -99,6 +99,15 @@ Stack parse_stack(const std::string& text, const std::string& source)
   o.latency_factor = factors(source, "latency_factor", p.latency_factor());
   o.bandwidth_factor = factors(source, "bandwidth_factor", p.bandwidth_factor());
   o.rendezvous_above_bytes = p.rendezvous_above_bytes();
+  check_cost(source, "pcie_copy_s_per_byte", p.pcie_copy_s_per_byte());
+  if (p.pcie_copy_s_per_byte() > p.copy_s_per_byte())
+    throw InputError(source + ": pcie_copy_s_per_byte must be <= copy_s_per_byte (got " +
+                     format_double(p.pcie_copy_s_per_byte()) + " > " + format_double(p.copy_s_per_byte()) + ")");
+  if (p.pcie_copy_s_per_byte() > 0 && !p.host_staged())
+    throw InputError(source + ": pcie_copy_s_per_byte must be 0 without host_staged (got " +
+                     format_double(p.pcie_copy_s_per_byte()) + ")");
+  o.host_staged = p.host_staged();
+  o.pcie_copy_s_per_byte = p.pcie_copy_s_per_byte();
   if (p.algorithm_size() > 0) {
     std::vector<std::pair<int, std::string>> rules;
     std::string text;

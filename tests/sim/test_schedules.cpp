@@ -247,13 +247,14 @@ TEST_CASE("links: on a star every transfer crosses two links, so they carry twic
 // L0's 22-24, update: 24.4 ms, only 3 ms gained. One simulation per process: one case per run.
 namespace {
 
-double interference_iteration_s(dag::Schedule s, double f)
+double interference_iteration_s(dag::Schedule s, double f, bool automatic = false)
 {
   const proto::Workload w = toy(3 * ms);
   engine::SimulationInput in = test::input(star2(), w);
   in.iterations = 2;
   in.single_gpu_baseline = false;
   in.collective.gpu_interference = f;
+  in.collective.gpu_interference_auto = automatic;
   engine::Simulation sim(in);
   dag::ScheduleOptions o = options(s);
   o.compute_scale = sim.compute_scale();
@@ -271,6 +272,13 @@ TEST_CASE("interference: sequential is unchanged by F = 0.5, as nothing overlaps
 TEST_CASE("interference: without it, wfbp gains 6 ms over sequential on the 3 ms toy")
 {
   CHECK(test::relative_error(interference_iteration_s(dag::Schedule::Wfbp, 0), 21.4 * ms) < 1e-9);
+}
+
+// With a share F, each of L2, L1, L0's backward does 2 (1 - F) ms of work during the 2 ms aggregation it overlaps and
+// ends 2F ms later: 21.4 + 3 x 2F ms. auto on a P40: NCCL 2.3's 1 ring over 30 SMs, F = 1/30: 21.6 ms.
+TEST_CASE("interference: auto on P40s takes 1 ring / 30 SMs of the GPU, wfbp 21.6 ms")
+{
+  CHECK(test::relative_error(interference_iteration_s(dag::Schedule::Wfbp, 0, true), 21.6 * ms) < 1e-9);
 }
 
 TEST_CASE("interference: with F = 0.5, wfbp gains only 3 ms over sequential")

@@ -128,4 +128,35 @@ std::string write_nvlink_ib_platform()
   return write_temporary_xml(x.str());
 }
 
+std::string write_two_node_cpu_platform(double pcie_bytes_per_s)
+{
+  std::ostringstream x;
+  x << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+    << "<platform version=\"4.1\">\n  <zone id=\"cluster\" routing=\"Full\">\n";
+  for (int n = 0; n < 2; ++n) {
+    const std::string node = "node" + std::to_string(n);
+    x << "    <zone id=\"" << node << "\" routing=\"Full\">\n"
+      << "      <host id=\"" << node << "-gpu0\" speed=\"12Tf\"><prop id=\"gpu\" value=\"P40\"/></host>\n"
+      << "      <host id=\"" << node << "-cpu\" speed=\"2.816Tf\"><prop id=\"cpu\" value=\"2x-Xeon-E5-2698-v4\"/>"
+      << "</host>\n"
+      << "      <router id=\"" << node << "-nic\"/>\n"
+      << "      <link id=\"" << node << "-gpu0-pcie\" bandwidth=\"" << pcie_bytes_per_s
+      << "Bps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+      << "      <link id=\"" << node << "-cpu-pcie\" bandwidth=\"1e12Bps\" latency=\"0s\" "
+      << "sharing_policy=\"SPLITDUPLEX\"/>\n"
+      << "      <link id=\"" << node << "-net\" bandwidth=\"1e12Bps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+      << "      <route src=\"" << node << "-gpu0\" dst=\"" << node << "-nic\"><link_ctn id=\"" << node
+      << "-gpu0-pcie\" direction=\"UP\"/></route>\n"
+      << "      <route src=\"" << node << "-gpu0\" dst=\"" << node << "-cpu\"><link_ctn id=\"" << node
+      << "-gpu0-pcie\" direction=\"UP\"/></route>\n"
+      << "      <route src=\"" << node << "-cpu\" dst=\"" << node << "-nic\"><link_ctn id=\"" << node
+      << "-cpu-pcie\" direction=\"UP\"/></route>\n"
+      << "    </zone>\n";
+  }
+  x << "    <zoneRoute src=\"node0\" dst=\"node1\" gw_src=\"node0-nic\" gw_dst=\"node1-nic\"><link_ctn "
+    << "id=\"node0-net\" direction=\"UP\"/><link_ctn id=\"node1-net\" direction=\"DOWN\"/></zoneRoute>\n"
+    << "  </zone>\n</platform>\n";
+  return write_temporary_xml(x.str());
+}
+
 } // namespace ddlsim::test

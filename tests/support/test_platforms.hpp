@@ -29,6 +29,12 @@ std::string write_star_platform(const StarSpec& spec);
  *  Figures: data/interconnects/README.md (NVLink pair, EDR bus bandwidth, NCCL per-hop latencies). */
 std::string write_nvlink_ib_platform();
 
+/** @brief Two nodes of one P40 each, with a CPU host `node<N>-cpu` (2x-Xeon-E5-2698-v4, 40 cores) beside it: the GPU
+ *  reaches its CPU and its NIC over its own split-duplex PCIe link of `pcie_bytes_per_s` and no latency; the NICs are
+ *  joined by links of 1e12 B/s and no latency, so the PCIe links are every route's bottleneck and a GPU-to-GPU
+ *  transfer of S bytes alone takes S / pcie_bytes_per_s. */
+std::string write_two_node_cpu_platform(double pcie_bytes_per_s);
+
 /** @brief A workload of one layer with no compute, only `bytes` of gradient: one allreduce per iteration. */
 proto::Workload single_tensor_workload(std::uint64_t bytes);
 

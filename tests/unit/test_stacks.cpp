@@ -54,3 +54,19 @@ TEST_CASE("stack profile guards name the file, the field and the value")
         "p.textproto: algorithm[0].max_ranks must be <= 16777216 (got 99999999)");
   CHECK(error_of("bogus: 1").rfind("p.textproto: line 1, column 6:", 0) == 0);
 }
+
+TEST_CASE("host staging: the PCIe part of the copy is at most the copy, and only for a host-staged stack")
+{
+  const std::string head = "schema_version: 1 name: \"x\" ";
+  CHECK(error_of(head + "host_staged: true copy_s_per_byte: 1e-9 pcie_copy_s_per_byte: 2e-9") ==
+        "p.textproto: pcie_copy_s_per_byte must be <= copy_s_per_byte (got 2e-09 > 1e-09)");
+  CHECK(error_of(head + "copy_s_per_byte: 1e-9 pcie_copy_s_per_byte: 1e-9") ==
+        "p.textproto: pcie_copy_s_per_byte must be 0 without host_staged (got 1e-09)");
+  CHECK(error_of(head + "host_staged: true copy_s_per_byte: 1e-9 pcie_copy_s_per_byte: -1") ==
+        "p.textproto: pcie_copy_s_per_byte must be a finite number of seconds in [0, 1) (got -1)");
+  const auto grpc = stack::load_stack("grpc-tcp").profile;
+  CHECK(grpc.host_staged);
+  CHECK(grpc.pcie_copy_s_per_byte == 0.4e-9);
+  CHECK_FALSE(stack::load_stack("nccl").profile.host_staged);
+  CHECK(stack::load_stack("mpi-verbs").profile.host_staged);
+}
