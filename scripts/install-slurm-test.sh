@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the Slurm test (tests/slurm/slurm_sweep.sh) needs: Debian 12's slurm-wlm and munge (about 20 s).
-# Kept out of scripts/install-deps.sh's own list: the packages bring daemons that only this one test starts (and
-# stops); without them the test is skipped, with that reason. The installing is install-deps.sh's, given them.
+# Called by scripts/test.sh; kept out of scripts/install-deps.sh's own list (the quick start needs neither), since the
+# packages bring daemons that only this one test starts and stops. The installing is install-deps.sh's, given them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fresh=0
