@@ -50,6 +50,7 @@ struct Phase::Impl {
       , iterations_(spec.iterations)
       , reference_speed_(spec.reference_speed)
       , gpu_interference_(spec.options.gpu_interference)
+      , record_transfers_(spec.record_transfers)
       , progress_(*spec.progress)
       , aggregation_progress_(*spec.aggregation_progress)
       , world_(hosts_of(spec.ranks), spec.node_of_rank, spec.options, name_)
@@ -75,8 +76,10 @@ struct Phase::Impl {
     if (dag_.comm_policy == dag::CommPolicy::Priority)
       index_priority_dependents();
     collective_.prepare(world_); // outside any actor: may throw ConfigError
-    world_.on_transfer([this](int from, int to, std::uint64_t bytes, double start, double end) {
+    world_.on_transfer([this](int from, int to, std::uint64_t bytes, double start, double end, int channel) {
       links_.add(world_, from, to, bytes, start, end);
+      if (record_transfers_ && from < world_.size() && to < world_.size()) // parameter servers have no timeline
+        result_.transfers.push_back({from, to, channel / kChannelStride, bytes, start - start_, end - start_});
     });
   }
 
@@ -442,6 +445,7 @@ private:
   unsigned iterations_;
   double reference_speed_;
   double gpu_interference_;
+  bool record_transfers_;
   const dag::ProgressFn& progress_;
   const dag::AggregationProgressFn& aggregation_progress_;
   std::size_t aggregations_done_ = 0; ///< by rank 0

@@ -25,6 +25,7 @@ struct PhaseSpec {
   double reference_speed = 0;                                       ///< FLOP/s of the workload's reference GPU
   const dag::ProgressFn* progress = nullptr;                        ///< may point to an empty function
   const dag::AggregationProgressFn* aggregation_progress = nullptr; ///< may point to an empty function
+  bool record_transfers = false; ///< keep every rank-to-rank message in PhaseResult::transfers (for the trace)
 };
 
 /** @brief A phase, prepared outside any actor (the collective's prepare() may throw ConfigError). */

@@ -30,6 +30,7 @@ struct SimulationInput {
   bool dry_run = false;                            ///< load and map only, simulate nothing
   dag::ProgressFn progress;                        ///< may be empty
   dag::AggregationProgressFn aggregation_progress; ///< inside long iterations; may be empty
+  bool record_transfers = false;                   ///< the multi-GPU phase keeps every rank-to-rank message (trace)
 };
 
 /** @brief Results: the multi-GPU phase, and the single-GPU baseline when asked for. */
