@@ -305,6 +305,7 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
 
   const report::TraceFilter filter = trace_filter(o, r); // refuses a bad list before anything runs
   r.input.record_transfers = !o.trace.empty();           // the trace's flow arrows, one per message
+  r.input.transfer_ranks = filter.ranks;                 // between kept ranks only (memory)
   engine::Simulation simulation(r.input);
   const dag::IterationDag dag = build_run_dag(simulation, r);
   const dag::IterationDag baseline = single_gpu_dag(simulation, r);

@@ -51,6 +51,7 @@ struct Phase::Impl {
       , reference_speed_(spec.reference_speed)
       , gpu_interference_(spec.options.gpu_interference)
       , record_transfers_(spec.record_transfers)
+      , transfer_ranks_(spec.transfer_ranks)
       , progress_(*spec.progress)
       , aggregation_progress_(*spec.aggregation_progress)
       , world_(hosts_of(spec.ranks), spec.node_of_rank, spec.options, name_)
@@ -78,7 +79,8 @@ struct Phase::Impl {
     collective_.prepare(world_); // outside any actor: may throw ConfigError
     world_.on_transfer([this](int from, int to, std::uint64_t bytes, double start, double end, int channel) {
       links_.add(world_, from, to, bytes, start, end);
-      if (record_transfers_ && from < world_.size() && to < world_.size()) // parameter servers have no timeline
+      auto kept = [this](int r) { return transfer_ranks_.empty() || transfer_ranks_.count(r) > 0; };
+      if (record_transfers_ && from < world_.size() && to < world_.size() && kept(from) && kept(to)) // no servers
         result_.transfers.push_back({from, to, channel / kChannelStride, bytes, start - start_, end - start_});
     });
   }
@@ -446,6 +448,7 @@ private:
   double reference_speed_;
   double gpu_interference_;
   bool record_transfers_;
+  std::set<int> transfer_ranks_;
   const dag::ProgressFn& progress_;
   const dag::AggregationProgressFn& aggregation_progress_;
   std::size_t aggregations_done_ = 0; ///< by rank 0
