@@ -29,6 +29,7 @@ struct RunOptions {
   std::string trace;                    ///< Chrome trace path (empty: none)
   std::string trace_ranks;              ///< ranks the trace keeps (empty: all)
   std::string trace_iterations;         ///< iterations the trace keeps, from 1 (empty: all)
+  bool trace_no_flows = false;          ///< the trace without its flow arrows (one per message)
   bool dump_config = false;             ///< print the resolved configuration and stop
   bool quiet = false;                   ///< no progress lines on stderr
   std::vector<std::string> simgrid_cfg; ///< SimGrid --cfg KEY:VALUE pass-through
