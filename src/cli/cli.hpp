@@ -29,6 +29,7 @@ struct RunOptions {
   std::string trace;                    ///< Chrome trace path (empty: none)
   std::string trace_ranks;              ///< ranks the trace keeps (empty: all)
   std::string trace_iterations;         ///< iterations the trace keeps, from 1 (empty: all)
+  bool trace_no_flows = false;          ///< the trace without its flow arrows (one per message)
   bool dump_config = false;             ///< print the resolved configuration and stop
   bool quiet = false;                   ///< no progress lines on stderr
   std::vector<std::string> simgrid_cfg; ///< SimGrid --cfg KEY:VALUE pass-through
@@ -42,15 +43,18 @@ struct WorkloadOptions {
   std::string precision = "fp32";                                    ///< fp32 | fp16
   double pcie_gbps = platform::kPcie3x16Bandwidth_bytes_per_s / 1e9; ///< host-to-device bandwidth, GB/s (PCIe 3.0
                                                                      ///< x16 theoretical, from the link catalogue)
-  double decode_samples_per_s = 0; ///< input pipeline throughput, samples/s; 0: keeps up (io_s = 0)
-  std::string import_csv;          ///< CSV file to import instead of generating
-  std::string csv_header = "auto"; ///< auto | yes | no: whether the CSV's first line is the header
-  std::string import_astra;        ///< ASTRA-sim 1.0 workload file to import instead of generating
-  double frequency_hz = 0;         ///< cycles per second of the ASTRA-sim file (required with --import-astra)
-  double io_ms = 0;                ///< io_s of an imported workload, milliseconds
-  double h2d_ms = 0;               ///< h2d_s of an imported workload, milliseconds
-  double update_ms = 0;            ///< update_s of an imported workload, milliseconds (ASTRA-sim delays are added)
-  std::string output;              ///< file to write (.textproto or .json); empty: stdout as text format
+  double decode_samples_per_s = 0;        ///< input pipeline throughput, samples/s; 0: keeps up (io_s = 0)
+  std::string import_csv;                 ///< CSV file to import instead of generating
+  std::string csv_header = "auto";        ///< auto | yes | no: whether the CSV's first line is the header
+  std::string import_astra;               ///< ASTRA-sim 1.0 workload file to import instead of generating
+  double frequency_hz = 0;                ///< cycles per second of the ASTRA-sim file (required with --import-astra)
+  std::vector<std::string> import_chakra; ///< Chakra ET files (one per rank) to import instead of generating
+  std::string export_chakra;              ///< also write the workload as Chakra ET files PREFIX.<rank>.et
+  int chakra_ranks = 1;                   ///< how many rank files --export-chakra writes
+  double io_ms = 0;                       ///< io_s of an imported workload, milliseconds
+  double h2d_ms = 0;                      ///< h2d_s of an imported workload, milliseconds
+  double update_ms = 0; ///< update_s of an imported workload, milliseconds (ASTRA-sim delays are added)
+  std::string output;   ///< file to write (.textproto or .json); empty: stdout as text format
 };
 
 /** @brief Options of `ddlsim platform`: the cluster description and the file to write. */

@@ -78,6 +78,8 @@ po::options_description run_options(RunOptions& o)
              "--trace keeps these ranks only (e.g. 0,8-15; default all)");
   add_output("trace-iterations", po::value(&o.trace_iterations)->value_name("LIST"),
              "--trace keeps these iterations only (from 1, e.g. 2-3; default all)");
+  add_output("trace-no-flows", po::bool_switch(&o.trace_no_flows),
+             "--trace without its flow arrows, one per message (a ring on 64 GPUs sends 2 x 63 per GPU per allreduce)");
   add_output("dump-config", po::bool_switch(&o.dump_config), "print the fully resolved configuration as JSON and stop");
   add_output("quiet,q", po::bool_switch(&o.quiet), "no progress lines on stderr");
   add_output("help,h", "show this help");
@@ -112,8 +114,9 @@ ResolvedRun resolve_run(RunOptions& o)
     throw ConfigError("--iterations must be >= 1 (got " + std::to_string(o.iterations) + ")");
   r.schedule = resolve(o.schedule, r.aggregation.algorithm, r.aggregation.options, o.iterations);
   in.ranks = checked_ranks(o.ranks);
-  if ((!o.trace_ranks.empty() || !o.trace_iterations.empty()) && o.trace.empty())
-    throw ConfigError("--trace-ranks and --trace-iterations choose what --trace keeps: give --trace too");
+  if ((!o.trace_ranks.empty() || !o.trace_iterations.empty() || o.trace_no_flows) && o.trace.empty())
+    throw ConfigError("--trace-ranks, --trace-iterations and --trace-no-flows choose what --trace keeps: give --trace "
+                      "too");
   check_outputs({{"--report", o.report}, {"--trace", o.trace}},
                 {{"--platform", o.platform}, {"--workload", o.workload}});
   in.platform_file = o.platform;
@@ -311,7 +314,9 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
           phase + "-GPU phase: " + std::to_string(done) + " of " + std::to_string(total) + " aggregations done", 5.0);
     };
 
-  const report::TraceFilter filter = trace_filter(o, r); // refuses a bad list before anything runs
+  const report::TraceFilter filter = trace_filter(o, r);            // refuses a bad list before anything runs
+  r.input.record_transfers = !o.trace.empty() && !o.trace_no_flows; // the trace's flow arrows, one per message
+  r.input.transfer_ranks = filter.ranks;                            // between kept ranks only (memory)
   engine::Simulation simulation(r.input);
   const dag::IterationDag dag = build_run_dag(simulation, r);
   const dag::IterationDag baseline = single_gpu_dag(simulation, r);

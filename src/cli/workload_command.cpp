@@ -1,10 +1,12 @@
-// `ddlsim workload`: generate a layer-wise workload (roofline model) or import one (CSV, ASTRA-sim 1.0).
+// `ddlsim workload`: generate a layer-wise workload (roofline model) or import one (CSV, ASTRA-sim 1.0, Chakra ET);
+// write it as a workload file and/or as Chakra ET files.
 #include "cli/cli.hpp"
 #include "cli/options.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
 #include "common/strings.hpp"
 #include "hardware/gpu_catalog.hpp"
+#include "workload/chakra.hpp"
 #include "workload/importers.hpp"
 #include "workload/roofline.hpp"
 #include "workload/workload.hpp"
@@ -12,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <ostream>
 
 namespace po = boost::program_options;
@@ -23,13 +26,17 @@ const char* const kWorkloadUsage =
     R"(Usage: ddlsim workload [--model NAME] [--gpu NAME] [--batch N] [--precision fp32|fp16] [-o FILE]
        ddlsim workload --import-csv FILE   --gpu NAME --batch N [--csv-header auto|yes|no] [-o FILE]
        ddlsim workload --import-astra FILE --gpu NAME --batch N --frequency-hz HZ [-o FILE]
+       ddlsim workload --import-chakra FILE... --gpu NAME --batch N [-o FILE]
+       ddlsim workload ... --export-chakra PREFIX [--chakra-ranks N]
 
 Generates a workload from the model zoo: per-layer roofline times on the target GPU (datasheet peak and
 memory bandwidth, per-layer-kind efficiencies calibrated against measured single-GPU throughput), or
-imports one from a per-layer CSV (layer,forward_ms,backward_ms,gradient_bytes) or an ASTRA-sim 1.0
-data-parallel workload file (cycles converted with --frequency-hz). Method, calibration and formats:
+imports one from a per-layer CSV (layer,forward_ms,backward_ms,gradient_bytes), an ASTRA-sim 1.0
+data-parallel workload file (cycles converted with --frequency-hz) or Chakra execution traces of a
+data-parallel run (one file per rank, NAME.<rank>.et). Method, calibration and formats:
 workloads/README.md. Writes text format (.textproto, .pbtxt, .txtpb) or JSON (.json) by the output's
-extension, or text format on stdout.)";
+extension, or text format on stdout; --export-chakra writes Chakra ET files PREFIX.0.et ... instead
+(or as well, with -o).)";
 
 bool has_suffix(const std::string& s, const std::string& suffix)
 {
@@ -117,6 +124,9 @@ po::options_description workload_options(WorkloadOptions& o)
              "ASTRA-sim 1.0 data-parallel workload text");
   add_import("frequency-hz", po::value(&o.frequency_hz)->value_name("HZ"),
              "cycles per second of the ASTRA-sim file (required with --import-astra)");
+  add_import("import-chakra", po::value(&o.import_chakra)->multitoken()->value_name("FILE..."),
+             "Chakra execution traces of a data-parallel run (NAME.<rank>.et; COMP_NODE_<layer>_FWD/_BWD_WG/_BWD_IG "
+             "and all-reduce nodes)");
   add_import("io-ms", po::value(&o.io_ms)->default_value(o.io_ms)->value_name("X"),
              "io_s of the imported workload, in ms");
   add_import("h2d-ms", po::value(&o.h2d_ms)->default_value(o.h2d_ms)->value_name("X"),
@@ -127,6 +137,10 @@ po::options_description workload_options(WorkloadOptions& o)
   auto add_output = output.add_options();
   add_output("output,o", po::value(&o.output)->value_name("FILE"),
              "output file, .textproto/.pbtxt/.txtpb or .json (default: text format on stdout)");
+  add_output("export-chakra", po::value(&o.export_chakra)->value_name("PREFIX"),
+             "also write the workload as Chakra execution traces PREFIX.<rank>.et (durations in whole microseconds)");
+  add_output("chakra-ranks", po::value(&o.chakra_ranks)->default_value(o.chakra_ranks)->value_name("N"),
+             "how many rank files --export-chakra writes (data parallel: all the same)");
   add_output("calibration", "print the calibration and validation points with the model's residuals, then stop");
   add_output("help,h", "show this help");
   add_output("version", "show the version");
@@ -148,13 +162,25 @@ bool output_is_json(const std::string& output)
   return json;
 }
 
-/** --import-csv or --import-astra: check that only import options were given, then read the file. */
-proto::Workload import_workload(const WorkloadOptions& o, const po::variables_map& vm)
+/** "dir/resnet.0.et" -> "resnet": the file name without its extension and rank. */
+std::string chakra_stem(const std::string& path)
 {
-  const bool csv = !o.import_csv.empty();
-  if (csv && !o.import_astra.empty())
-    throw ConfigError("--import-csv and --import-astra cannot be combined");
-  const char* const mode = csv ? "--import-csv" : "--import-astra";
+  std::string name = stem(path);
+  const auto dot = name.find_last_of('.');
+  if (dot != std::string::npos && dot > 0 && dot + 1 < name.size() &&
+      name.find_first_not_of("0123456789", dot + 1) == std::string::npos)
+    name.resize(dot);
+  return name;
+}
+
+/** --import-csv, --import-astra or --import-chakra: check that only import options were given, then read the files.
+ *  Facts the import found that a user should know go to `notes`. */
+proto::Workload import_workload(const WorkloadOptions& o, const po::variables_map& vm, std::vector<std::string>& notes)
+{
+  const bool csv = !o.import_csv.empty(), astra = !o.import_astra.empty(), chakra = !o.import_chakra.empty();
+  if (int(csv) + int(astra) + int(chakra) > 1)
+    throw ConfigError("--import-csv, --import-astra and --import-chakra cannot be combined");
+  const char* const mode = csv ? "--import-csv" : astra ? "--import-astra" : "--import-chakra";
   for (const char* generator_only : {"precision", "pcie-GBps", "decode-samples-per-s"})
     if (given(vm, generator_only))
       throw ConfigError(std::string("--") + generator_only + " applies to generated workloads, not to " + mode);
@@ -166,25 +192,58 @@ proto::Workload import_workload(const WorkloadOptions& o, const po::variables_ma
   check_finite(o.io_ms, true, "--io-ms");
   check_finite(o.h2d_ms, true, "--h2d-ms");
   check_finite(o.update_ms, true, "--update-ms");
-  const std::string& file = csv ? o.import_csv : o.import_astra;
+  if (!csv && given(vm, "csv-header"))
+    throw ConfigError(std::string("--csv-header applies to --import-csv, not to ") + mode);
+  if (!astra && vm.count("frequency-hz"))
+    throw ConfigError(std::string("--frequency-hz applies to --import-astra, not to ") + mode);
+  const std::string& file = csv ? o.import_csv : astra ? o.import_astra : o.import_chakra.front();
   workload::ImportMetadata meta;
-  meta.model = given(vm, "model") ? o.model : stem(file);
+  meta.model = given(vm, "model") ? o.model : chakra ? chakra_stem(file) : stem(file);
   meta.reference_gpu = o.gpu;
   meta.batch = static_cast<unsigned>(o.batch);
   meta.io_s = o.io_ms / 1e3;
   meta.h2d_s = o.h2d_ms / 1e3;
   meta.update_s = o.update_ms / 1e3;
-  if (csv) {
-    if (vm.count("frequency-hz"))
-      throw ConfigError("--frequency-hz applies to --import-astra, not to --import-csv");
+  if (csv)
     return workload::import_csv(read_file(file), file, workload::parse_csv_header(o.csv_header, "--csv-header"), meta);
+  if (chakra) {
+    std::vector<workload::ChakraFile> files;
+    for (const auto& f : o.import_chakra)
+      files.push_back({f, read_file(f)});
+    workload::ChakraImport imported = workload::import_chakra(files, meta);
+    notes = std::move(imported.notes);
+    return std::move(imported.workload);
   }
-  if (given(vm, "csv-header"))
-    throw ConfigError("--csv-header applies to --import-csv, not to --import-astra");
   if (!vm.count("frequency-hz"))
     throw ConfigError("--import-astra needs --frequency-hz: ASTRA-sim 1.0 files give compute in cycles");
   check_finite(o.frequency_hz, false, "--frequency-hz");
   return workload::import_astra(read_file(file), file, o.frequency_hz, meta);
+}
+
+/** The files --export-chakra writes: PREFIX.0.et ... PREFIX.<N-1>.et. */
+std::vector<std::string> chakra_paths(const WorkloadOptions& o)
+{
+  std::vector<std::string> paths;
+  if (!o.export_chakra.empty())
+    for (int r = 0; r < o.chakra_ranks; ++r)
+      paths.push_back(o.export_chakra + "." + std::to_string(r) + ".et");
+  return paths;
+}
+
+/** --export-chakra: the same trace for every rank, and a line saying what was written and rounded. */
+void write_chakra(const proto::Workload& w, const std::vector<std::string>& paths, std::ostream& out)
+{
+  const workload::ChakraExport e = workload::export_chakra(w);
+  for (const auto& p : paths)
+    write_output_file(p, e.bytes);
+  out << "wrote " << paths.front() << (paths.size() > 1 ? " ... " + paths.back() : "") << " (Chakra ET, "
+      << paths.size() << (paths.size() > 1 ? " ranks, " : " rank, ") << w.layers_size() << " layers, "
+      << workload::total_gradient_bytes(w) << " gradient bytes)\n";
+  if (e.rounded > 0)
+    out << "  " << e.rounded << " durations rounded to whole microseconds (Chakra's duration_micros), largest change "
+        << format_double(e.max_change_s) << " s\n";
+  out << "  io_s, h2d_s and update_s have no Chakra node: give them again with --io-ms, --h2d-ms, --update-ms when "
+         "importing\n";
 }
 
 /** The model zoo and the roofline: check that no import option was given, then generate. */
@@ -192,7 +251,8 @@ proto::Workload generate_from_zoo(const WorkloadOptions& o, const po::variables_
 {
   for (const char* import_only : {"csv-header", "frequency-hz", "io-ms", "h2d-ms", "update-ms"})
     if (given(vm, import_only))
-      throw ConfigError(std::string("--") + import_only + " applies to --import-csv / --import-astra only");
+      throw ConfigError(std::string("--") + import_only +
+                        " applies to --import-csv / --import-astra / --import-chakra only");
   check_finite(o.pcie_gbps, false, "--pcie-GBps");
   check_finite(o.decode_samples_per_s, true, "--decode-samples-per-s");
   workload::GenerateRequest request;
@@ -231,12 +291,33 @@ void workload_command(const std::vector<std::string>& args, std::ostream& out)
     return;
   }
   const bool json = output_is_json(o.output);
-  check_outputs({{"--output", o.output}}, {{"--import-csv", o.import_csv}, {"--import-astra", o.import_astra}});
+  if (given(vm, "chakra-ranks") && o.export_chakra.empty())
+    throw ConfigError("--chakra-ranks applies to --export-chakra");
+  if (o.chakra_ranks < 1 || o.chakra_ranks > 65536)
+    throw ConfigError("--chakra-ranks must be in 1..65536 (got " + std::to_string(o.chakra_ranks) + ")");
+  if (o.export_chakra == kStandardOutput)
+    throw ConfigError("--export-chakra takes a file name prefix, not - (it writes one binary file per rank)");
+  const std::vector<std::string> exports = chakra_paths(o);
+  std::vector<NamedPath> outputs{{"--output", o.output}};
+  for (const auto& p : exports)
+    outputs.push_back({"--export-chakra", p});
+  std::vector<NamedPath> inputs{{"--import-csv", o.import_csv}, {"--import-astra", o.import_astra}};
+  for (const auto& f : o.import_chakra)
+    inputs.push_back({"--import-chakra", f});
+  check_outputs(outputs, inputs);
   if (o.batch < 1)
     throw ConfigError("--batch must be >= 1 (got " + std::to_string(o.batch) + ")");
-  const bool import = !o.import_csv.empty() || !o.import_astra.empty();
-  const proto::Workload w = import ? import_workload(o, vm) : generate_from_zoo(o, vm);
-  write_workload(w, o.output, json, out);
+  const bool import = !o.import_csv.empty() || !o.import_astra.empty() || !o.import_chakra.empty();
+  std::vector<std::string> notes;
+  const proto::Workload w = import ? import_workload(o, vm, notes) : generate_from_zoo(o, vm);
+  // notes go with the summary lines, or to stderr when stdout carries the workload itself
+  const bool workload_on_stdout = exports.empty() && (o.output.empty() || o.output == kStandardOutput);
+  for (const auto& n : notes)
+    (workload_on_stdout ? std::cerr : out) << "note: " << n << "\n";
+  if (!exports.empty())
+    write_chakra(w, exports, out);
+  if (exports.empty() || !o.output.empty())
+    write_workload(w, o.output, json, out);
 }
 
 } // namespace ddlsim::cli

@@ -137,17 +137,17 @@ void CommWorld::send_recv(int self, int to, std::uint64_t send_bytes, int from, 
   exchange(self, {{to, send_bytes}}, {from}, true, channel);
 }
 
-void CommWorld::transferred(int self, int to, std::uint64_t bytes, const sg4::CommPtr& comm) const
+void CommWorld::transferred(int self, int to, std::uint64_t bytes, int channel, const sg4::CommPtr& comm) const
 {
   if (on_transfer_)
-    on_transfer_(self, to, bytes, comm->get_start_time(), comm->get_finish_time());
+    on_transfer_(self, to, bytes, comm->get_start_time(), comm->get_finish_time(), channel);
 }
 
 void CommWorld::send(int self, int to, std::uint64_t bytes, int channel)
 {
   auto comm = post_send(self, to, bytes, true, channel);
   comm->wait();
-  transferred(self, to, bytes, comm);
+  transferred(self, to, bytes, channel, comm);
 }
 
 void CommWorld::recv(int self, int from, int channel)
@@ -172,7 +172,7 @@ void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_
     comms.push_back(post_send(self, to, bytes, overhead, channel));
   sg4::Comm::wait_all(comms);
   for (std::size_t i = 0; i < sends.size(); ++i)
-    transferred(self, sends[i].first, sends[i].second, comms[from.size() + i]);
+    transferred(self, sends[i].first, sends[i].second, channel, comms[from.size() + i]);
   if (contended_)
     received_contended(self, landing);
   else

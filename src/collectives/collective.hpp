@@ -87,12 +87,13 @@ public:
    *  it shares with the input pipeline and other overheads; otherwise (or without a CPU host) a sleep. */
   void cpu_work(int endpoint, double seconds) const;
 
-  /** Called after every transfer completes (sender side): endpoints, bytes, start and end time. */
-  using TransferFn = std::function<void(int from, int to, std::uint64_t bytes, double start_s, double end_s)>;
+  /** Called after every transfer completes (sender side): endpoints, bytes, start and end time, channel. */
+  using TransferFn =
+      std::function<void(int from, int to, std::uint64_t bytes, double start_s, double end_s, int channel)>;
   void on_transfer(TransferFn fn) { on_transfer_ = std::move(fn); }
 
 private:
-  void transferred(int self, int to, std::uint64_t bytes, const simgrid::s4u::CommPtr& comm) const;
+  void transferred(int self, int to, std::uint64_t bytes, int channel, const simgrid::s4u::CommPtr& comm) const;
   simgrid::s4u::Mailbox* mailbox(int src, int dst, int channel);
   simgrid::s4u::CommPtr post_send(int self, int to, std::uint64_t bytes, bool overhead, int channel);
   /** The stack's rendezvous round trip before a large message from `self` to `to`, seconds. */

@@ -19,6 +19,16 @@ struct TaskRecord {
   double end_s = 0;
 };
 
+/** @brief One message between two ranks (recorded for the trace only). Times are seconds since the phase start. */
+struct TransferRecord {
+  int from = 0;
+  int to = 0;
+  int lane = 0; ///< the communication stream (lane) whose aggregation sent it
+  std::uint64_t bytes = 0;
+  double start_s = 0;
+  double end_s = 0;
+};
+
 /** @brief One link's traffic over a phase. */
 struct LinkUsage {
   std::string name;
@@ -39,6 +49,7 @@ struct PhaseResult {
   std::vector<std::uint64_t> bytes_received; ///< per rank, all iterations
   double duration_s = 0;                     ///< from the phase start to the last task end
   std::vector<LinkUsage> links;              ///< links that carried traffic, busiest first
+  std::vector<TransferRecord> transfers;     ///< rank-to-rank messages, in completion order, when asked for
 };
 
 /** @brief Called when every rank has finished an iteration: phase name, iteration (0-based), its end time

@@ -50,6 +50,8 @@ struct Phase::Impl {
       , collective_(*spec.collective)
       , iterations_(spec.iterations)
       , reference_speed_(spec.reference_speed)
+      , record_transfers_(spec.record_transfers)
+      , transfer_ranks_(spec.transfer_ranks)
       , progress_(*spec.progress)
       , aggregation_progress_(*spec.aggregation_progress)
       , world_(hosts_of(spec.ranks), spec.node_of_rank, spec.options, name_)
@@ -77,8 +79,11 @@ struct Phase::Impl {
     collective_.prepare(world_); // outside any actor: may throw ConfigError
     attach_node_cpus(world_);    // --pcie-contention, --cpu-contention (interference.cpp); may throw ConfigError
     gpu_shares_ = gpu_interference_shares(world_);
-    world_.on_transfer([this](int from, int to, std::uint64_t bytes, double start, double end) {
+    world_.on_transfer([this](int from, int to, std::uint64_t bytes, double start, double end, int channel) {
       links_.add(world_, from, to, bytes, start, end);
+      auto kept = [this](int r) { return transfer_ranks_.empty() || transfer_ranks_.count(r) > 0; };
+      if (record_transfers_ && from < world_.size() && to < world_.size() && kept(from) && kept(to)) // no servers
+        result_.transfers.push_back({from, to, channel / kChannelStride, bytes, start - start_, end - start_});
     });
   }
 
@@ -447,6 +452,8 @@ private:
   unsigned iterations_;
   double reference_speed_;
   std::vector<double> gpu_shares_; ///< per rank: share of its GPU an aggregation takes (interference.cpp)
+  bool record_transfers_;
+  std::set<int> transfer_ranks_;
   const dag::ProgressFn& progress_;
   const dag::AggregationProgressFn& aggregation_progress_;
   std::size_t aggregations_done_ = 0; ///< by rank 0

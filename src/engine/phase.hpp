@@ -8,6 +8,7 @@
 #include "platform/gpu_hosts.hpp"
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct PhaseSpec {
   double reference_speed = 0;                                       ///< FLOP/s of the workload's reference GPU
   const dag::ProgressFn* progress = nullptr;                        ///< may point to an empty function
   const dag::AggregationProgressFn* aggregation_progress = nullptr; ///< may point to an empty function
+  bool record_transfers = false; ///< keep every rank-to-rank message in PhaseResult::transfers (for the trace)
+  std::set<int> transfer_ranks;  ///< with record_transfers: only messages between two of these (empty: all)
 };
 
 /** @brief A phase, prepared outside any actor (the collective's prepare() may throw ConfigError). */

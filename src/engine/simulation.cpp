@@ -146,9 +146,11 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::Iterat
 
   auto phase = [&](std::string name, const dag::IterationDag* graph, std::vector<platform::GpuHost> ranks,
                    std::vector<int> nodes) {
+    const bool record = input.record_transfers && name == "multi";
     return std::make_unique<Phase>(PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes),
                                              impl_->collective.get(), input.collective, input.iterations,
-                                             impl_->reference_speed, &input.progress, &input.aggregation_progress});
+                                             impl_->reference_speed, &input.progress, &input.aggregation_progress,
+                                             record, record ? input.transfer_ranks : std::set<int>{}});
   };
   std::unique_ptr<Phase> single;
   if (input.single_gpu_baseline && setup.ranks.size() > 1)

@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ struct SimulationInput {
   bool dry_run = false;                            ///< load and map only, simulate nothing
   dag::ProgressFn progress;                        ///< may be empty
   dag::AggregationProgressFn aggregation_progress; ///< inside long iterations; may be empty
+  bool record_transfers = false;                   ///< the multi-GPU phase keeps every rank-to-rank message (trace)
+  std::set<int> transfer_ranks;                    ///< with record_transfers: only messages between these (empty: all)
 };
 
 /** @brief Results: the multi-GPU phase, and the single-GPU baseline when asked for. */

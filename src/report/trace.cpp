@@ -3,9 +3,11 @@
 
 #include "common/error.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -121,12 +123,16 @@ std::string chrome_trace(const dag::IterationDag& dag, const dag::PhaseResult& p
           << ", \"args\": {\"name\": " << quoted(name) << "}}";
     }
   }
+  // the kept aggregation slices of each (rank, row), for the flow arrows to bind to
+  std::map<std::pair<int, int>, std::vector<std::pair<long long, long long>>> aggregations;
   for (const auto& rec : phase.records) {
     if (!keep_rank(rec.rank) || !keep_iteration(rec.iteration))
       continue;
     const dag::Task& t = dag.tasks[rec.task];
     sep();
     const long long start = std::llround(rec.start_s * 1e12), end = std::llround(rec.end_s * 1e12);
+    if (t.kind == dag::TaskKind::Aggregation)
+      aggregations[{rec.rank, rows.of(t, rec.iteration)}].emplace_back(start, end);
     out << "{\"ph\": \"X\", \"name\": " << quoted(t.name) << ", \"cat\": \"" << dag::to_string(t.kind)
         << "\", \"pid\": " << rec.rank << ", \"tid\": " << rows.of(t, rec.iteration)
         << ", \"ts\": " << microseconds(start) << ", \"dur\": " << microseconds(end - start)
@@ -134,6 +140,50 @@ std::string chrome_trace(const dag::IterationDag& dag, const dag::PhaseResult& p
     if (t.kind == dag::TaskKind::Aggregation)
       out << ", \"bytes\": " << t.bytes;
     out << "}}";
+  }
+  // Flow arrows, one per message between two kept ranks: from the sender's aggregation slice to the receiver's.
+  for (auto& [row, slices] : aggregations)
+    std::sort(slices.begin(), slices.end());
+  // The slice of (rank, row) that holds [start, end], or null: a message runs inside both ends' aggregations.
+  auto holding = [&](int rank, int row, long long start, long long end) -> const std::pair<long long, long long>* {
+    const auto it = aggregations.find({rank, row});
+    if (it == aggregations.end())
+      return nullptr;
+    const auto& v = it->second;
+    auto at = std::upper_bound(v.begin(), v.end(), std::make_pair(start, std::numeric_limits<long long>::max()));
+    if (at == v.begin())
+      return nullptr;
+    --at;
+    return at->first <= start && end <= at->second ? &*at : nullptr;
+  };
+  // Perfetto keeps nanoseconds and binds a flow event to the slice open at its time: an arrow's end is placed at
+  // least 1 ns inside its slice (moved by at most 1 ns from the message's start or end; the middle of a slice
+  // shorter than 2 ns).
+  auto inside = [](long long t, const std::pair<long long, long long>& slice) {
+    constexpr long long kNs = 1000;
+    if (slice.second - slice.first < 2 * kNs)
+      return (slice.first + slice.second) / 2;
+    return std::min(std::max(t, slice.first + kNs), slice.second - kNs);
+  };
+  std::size_t flow = 0;
+  for (const auto& m : phase.transfers) {
+    if (!keep_rank(m.from) || !keep_rank(m.to) || m.lane >= dag.comm_streams)
+      continue;
+    const long long start = std::llround(m.start_s * 1e12), end = std::llround(m.end_s * 1e12);
+    const int row = 3 + m.lane;
+    const auto* send = holding(m.from, row, start, end);
+    const auto* receive = holding(m.to, row, start, end);
+    if (!send || !receive) // outside the kept iterations
+      continue;
+    ++flow;
+    sep();
+    out << "{\"ph\": \"s\", \"id\": " << flow << ", \"name\": \"gradient\", \"cat\": \"transfer\", \"pid\": " << m.from
+        << ", \"tid\": " << row << ", \"ts\": " << microseconds(inside(start, *send)) << ", \"args\": {\"to\": " << m.to
+        << ", \"bytes\": " << m.bytes << "}}";
+    sep();
+    out << "{\"ph\": \"f\", \"bp\": \"e\", \"id\": " << flow
+        << ", \"name\": \"gradient\", \"cat\": \"transfer\", \"pid\": " << m.to << ", \"tid\": " << row
+        << ", \"ts\": " << microseconds(inside(end, *receive)) << "}";
   }
   // Counter tracks: transfers in flight on the busiest links, on a "links" row after the ranks.
   const std::size_t links_pid = phase.hosts.size();

@@ -16,7 +16,10 @@ struct TraceFilter {
 };
 
 /** @brief Trace Event Format JSON: every task as a complete event ("ph": "X") with its start and duration in
- *  microseconds; process = rank (named after its host), thread 0 = compute stream, 1 = communication. */
+ *  microseconds; process = rank (named after its host), thread 0 = compute stream, 1 = input, 2 = fusion cycle,
+ *  3 + k = communication stream k. Every message of `phase.transfers` between two kept ranks inside kept
+ *  aggregation slices is a flow arrow: "s" on the sender's slice at the message's start, "f" ("bp": "e") on the
+ *  receiver's slice at its end, both at least 1 ns inside their slice. */
 std::string chrome_trace(const dag::IterationDag& dag, const dag::PhaseResult& phase, const TraceFilter& filter = {});
 
 } // namespace ddlsim::report
