@@ -175,8 +175,11 @@ std::pair<bool, bool> servers_and_hier(const std::string& text, const std::strin
 
 std::vector<std::string> preset_words(const FrameworkPreset& preset, const po::variables_map& given)
 {
-  const auto [servers, hier] =
+  // Plain variables, not a structured binding: C++17 lambdas may not capture bindings (GCC allows it, Clang not).
+  const auto servers_hier =
       servers_and_hier(final_value(preset, given, "algorithm"), final_value(preset, given, "inter-algorithm"));
+  const bool servers = servers_hier.first;
+  const bool hier = servers_hier.second;
   const std::string schedule = final_value(preset, given, "schedule");
   const std::string ps_update = final_value(preset, given, "ps-update");
   auto read = [&](const std::string& option) {
