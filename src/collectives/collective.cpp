@@ -9,6 +9,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
+#include <simgrid/simix.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -167,6 +168,46 @@ void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_
   received(static_cast<int>(from.size()));
 }
 
+void CommWorld::run_flows(const std::vector<Flow>& flows)
+{
+  start_flows(flows);
+  finish_flows();
+}
+
+void CommWorld::start_flows(const std::vector<Flow>& flows)
+{
+  const std::size_t first = flow_comms_.size();
+  for (const auto& f : flows) {
+    flow_comms_.push_back(sg4::Comm::sendto_init(hosts_[f.from], hosts_[f.to]));
+    flow_comms_.back()->set_payload_size(f.bytes);
+    flows_.push_back(f);
+    sent_[f.from] += f.bytes;
+    received_[f.to] += f.bytes;
+    messages_[f.from] += 1;
+  }
+  // One simcall starts them all: inside it (in SimGrid's kernel) each start runs directly.
+  simgrid::kernel::actor::simcall_answered([this, first] {
+    for (std::size_t i = first; i < flow_comms_.size(); ++i)
+      flow_comms_[i]->start();
+  });
+}
+
+void CommWorld::finish_flows()
+{
+  for (auto& c : flow_comms_)
+    c->wait();
+  for (std::size_t i = 0; i < flows_.size(); ++i)
+    transferred(flows_[i].from, flows_[i].to, flows_[i].bytes, flow_comms_[i]);
+  flow_comms_.clear();
+  flows_.clear();
+}
+
+void CommWorld::delay(double delay_s)
+{
+  if (delay_s > 0)
+    sg4::this_actor::sleep_for(delay_s);
+}
+
 void CommWorld::reduce(int /*self*/, std::uint64_t bytes)
 {
   // A fixed time, like I/O: it neither slows down nor is slowed down by the GPU's compute stream.
@@ -216,6 +257,29 @@ double Group::ring_max_latency()
       ring_max_latency_ = std::max(ring_max_latency_, route(i, (i + 1) % size()).alpha_s);
   }
   return ring_max_latency_;
+}
+
+bool Group::arrive()
+{
+  if (++arrived_ < size())
+    return false;
+  arrived_ = 0;
+  return true;
+}
+
+void Group::depart()
+{
+  if (!barrier_)
+    barrier_ = sg4::Barrier::create(static_cast<unsigned>(size()));
+  barrier_->wait();
+}
+
+double Group::cached(int key, const std::function<double()>& compute)
+{
+  auto it = cached_.find(key);
+  if (it == cached_.end())
+    it = cached_.emplace(key, compute()).first;
+  return it->second;
 }
 
 std::uint64_t chunk_bytes(std::uint64_t bytes, std::uint64_t parts, std::uint64_t index)
