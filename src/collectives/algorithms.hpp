@@ -70,6 +70,7 @@ public:
     return inter_->start(world, sequence);
   }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  bool flow_plan(Group& group, std::uint64_t bytes) const override;
 
 private:
   std::unique_ptr<Collective> inter_;
@@ -90,6 +91,7 @@ public:
   std::vector<simgrid::s4u::ActorPtr> start(CommWorld& world,
                                             const std::vector<std::uint64_t>& sequence) const override;
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  bool flow_plan(Group& group, std::uint64_t bytes) const override;
 
 private:
   bool leaders_only_;

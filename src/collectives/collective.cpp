@@ -176,30 +176,43 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
 
 void CommWorld::start_flows(const std::vector<Flow>& flows)
 {
-  const std::size_t first = flow_comms_.size();
+  for (auto& c : start_own(flows))
+    flow_comms_.push_back(std::move(c));
+  flows_.insert(flows_.end(), flows.begin(), flows.end());
+}
+
+void CommWorld::finish_flows()
+{
+  finish_own(flows_, flow_comms_);
+  flow_comms_.clear();
+  flows_.clear();
+}
+
+std::vector<sg4::CommPtr> CommWorld::start_own(const std::vector<Flow>& flows)
+{
+  std::vector<sg4::CommPtr> comms;
+  comms.reserve(flows.size());
   for (const auto& f : flows) {
-    flow_comms_.push_back(sg4::Comm::sendto_init(hosts_[f.from], hosts_[f.to]));
-    flow_comms_.back()->set_payload_size(f.bytes);
-    flows_.push_back(f);
+    comms.push_back(sg4::Comm::sendto_init(hosts_[f.from], hosts_[f.to]));
+    comms.back()->set_payload_size(f.bytes);
     sent_[f.from] += f.bytes;
     received_[f.to] += f.bytes;
     messages_[f.from] += 1;
   }
   // One simcall starts them all: inside it (in SimGrid's kernel) each start runs directly.
-  simgrid::kernel::actor::simcall_answered([this, first] {
-    for (std::size_t i = first; i < flow_comms_.size(); ++i)
-      flow_comms_[i]->start();
+  simgrid::kernel::actor::simcall_answered([&comms] {
+    for (auto& c : comms)
+      c->start();
   });
+  return comms;
 }
 
-void CommWorld::finish_flows()
+void CommWorld::finish_own(const std::vector<Flow>& flows, const std::vector<sg4::CommPtr>& comms)
 {
-  for (auto& c : flow_comms_)
+  for (const auto& c : comms)
     c->wait();
-  for (std::size_t i = 0; i < flows_.size(); ++i)
-    transferred(flows_[i].from, flows_[i].to, flows_[i].bytes, flow_comms_[i]);
-  flow_comms_.clear();
-  flows_.clear();
+  for (std::size_t i = 0; i < flows.size(); ++i)
+    transferred(flows[i].from, flows[i].to, flows[i].bytes, comms[i]);
 }
 
 void CommWorld::delay(double delay_s)
@@ -246,7 +259,8 @@ Group::Group(CommWorld& world)
 
 bool Group::use_flow(AlgorithmId id) const
 {
-  return uses_flow(id, options().fidelity, size());
+  // Auto never picks a flow form for a stack with per-message costs (check_options refuses Flow there).
+  return uses_flow(id, options().fidelity, size()) && options().stack.ideal();
 }
 
 double Group::ring_max_latency()

@@ -64,6 +64,9 @@ public:
    *  started since the last finish (so a plan can stagger starts, e.g. one per overhead) and reports them. */
   void start_flows(const std::vector<Flow>& flows);
   void finish_flows();
+  /** The same with the caller's own buffer (for plans that run flows from several actors at once). */
+  std::vector<simgrid::s4u::CommPtr> start_own(const std::vector<Flow>& flows);
+  void finish_own(const std::vector<Flow>& flows, const std::vector<simgrid::s4u::CommPtr>& comms);
   /** Flow level: `delay_s` seconds on the calling actor (nothing for <= 0). */
   static void delay(double delay_s);
   /** Reduction of `bytes` by this endpoint: reduce_s_per_byte x bytes seconds (nothing if 0). */
@@ -120,7 +123,7 @@ private:
 };
 
 /** @brief Keys of Group::cached. */
-enum CacheKey : int { kRdLatencyKey = 1, kHdLatencyKey, kNcclRingLatencyKey };
+enum CacheKey : int { kRdLatencyKey = 1, kHdLatencyKey, kNcclRingLatencyKey, kHierLayoutKey, kPsWorkersKey };
 
 /** @brief Some endpoints of a CommWorld seen as ranks 0..n-1: flat algorithms run over a Group, so the
  *  hierarchical one can run them among node leaders. */
@@ -171,6 +174,16 @@ public:
   /** `compute()` the first time `key` is asked for on this group, the cached value afterwards (e.g. an algorithm's
    *  largest partner latency: the group's routes do not change). */
   double cached(int key, const std::function<double()>& compute);
+  /** An object of type T made by `make()` the first time `key` is asked for on this group (e.g. hier's node layout),
+   *  the same object afterwards. */
+  template <class T, class Make>
+  T& cached_object(int key, Make make)
+  {
+    auto& slot = objects_[key];
+    if (!slot)
+      slot = std::make_shared<T>(make());
+    return *static_cast<T*>(slot.get());
+  }
 
 private:
   /** True for the last member to arrive (and resets the count for the next collective). */
@@ -184,6 +197,7 @@ private:
   int arrived_ = 0;
   simgrid::s4u::BarrierPtr barrier_;
   std::unordered_map<int, double> cached_;
+  std::unordered_map<int, std::shared_ptr<void>> objects_;
 };
 
 /** @brief An allreduce algorithm. Every rank calls allreduce() for the same tensors in the same order. */
