@@ -329,7 +329,6 @@ void check_contended(const std::string& algorithm, double low, double high)
   const auto ratios = contended_ratios(algorithm, kContendedSizes);
   for (std::size_t i = 0; i < ratios.size(); ++i) {
     INFO(algorithm << ", " << kContendedSizes[i] << " B: flow / message = " << ratios[i]);
-    WARN("RATIO " << algorithm << " " << kContendedSizes[i] << " " << std::setprecision(6) << ratios[i]);
     CHECK(ratios[i] >= low);
     CHECK(ratios[i] <= high);
   }
