@@ -18,6 +18,8 @@ public:
   /** Flow level, run by the driver (Group::flow_call): one flow per member of `ring` (endpoints, in ring order) to
    *  the next, after the closed sum of the other steps at `max_latency`. */
   static void ring_flows(Group& group, const std::vector<int>& ring, double max_latency, std::uint64_t bytes);
+  /** Slices of at most P x chunk bytes, each a whole ring allreduce, one after the other (at either fidelity). */
+  static std::uint64_t slices(const Group& group, std::uint64_t bytes);
 
 private:
   static void ring_steps(Group& group, int self, std::uint64_t bytes);

@@ -5,17 +5,6 @@
 #include <simgrid/s4u/Actor.hpp>
 
 namespace ddlsim::collectives {
-namespace {
-
-/** Slices of at most P x chunk bytes, each a whole ring allreduce, one after the other (at either fidelity). */
-std::uint64_t ring_slices(const Group& g, std::uint64_t bytes)
-{
-  const std::uint64_t chunk = effective_chunk_bytes(AlgorithmId::Ring, g.options());
-  const std::uint64_t per_slice = chunk * static_cast<std::uint64_t>(g.size());
-  return chunk > 0 && bytes > per_slice ? (bytes + per_slice - 1) / per_slice : 1; // chunk <= 1 GiB: no overflow
-}
-
-} // namespace
 
 void RingAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
 {
@@ -26,17 +15,24 @@ void RingAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
     g.flow_call([&] { flow_plan(g, bytes); });
     return;
   }
-  const std::uint64_t slices = ring_slices(g, bytes);
-  for (std::uint64_t i = 0; i < slices; ++i)
-    ring_steps(g, self, chunk_bytes(bytes, slices, i));
+  const std::uint64_t n = slices(g, bytes);
+  for (std::uint64_t i = 0; i < n; ++i)
+    ring_steps(g, self, chunk_bytes(bytes, n, i));
 }
 
 bool RingAllreduce::flow_plan(Group& g, std::uint64_t bytes) const
 {
-  const std::uint64_t slices = ring_slices(g, bytes);
-  for (std::uint64_t i = 0; i < slices; ++i)
-    ring_flows(g, g.members(), g.ring_max_latency(), chunk_bytes(bytes, slices, i));
+  const std::uint64_t n = slices(g, bytes);
+  for (std::uint64_t i = 0; i < n; ++i)
+    ring_flows(g, g.members(), g.ring_max_latency(), chunk_bytes(bytes, n, i));
   return true;
+}
+
+std::uint64_t RingAllreduce::slices(const Group& g, std::uint64_t bytes)
+{
+  const std::uint64_t chunk = effective_chunk_bytes(AlgorithmId::Ring, g.options());
+  const std::uint64_t per_slice = chunk * static_cast<std::uint64_t>(g.size());
+  return chunk > 0 && bytes > per_slice ? (bytes + per_slice - 1) / per_slice : 1; // chunk <= 1 GiB: no overflow
 }
 
 void RingAllreduce::ring_flows(Group& g, const std::vector<int>& ring, double max_latency, std::uint64_t bytes)
