@@ -14,6 +14,12 @@ namespace ddlsim::collectives {
 class RingAllreduce final : public Collective {
 public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  bool flow_plan(Group& group, std::uint64_t bytes) const override;
+  /** Flow level, run by the driver (Group::flow_call): one flow per member of `ring` (endpoints, in ring order) to
+   *  the next, after the closed sum of the other steps at `max_latency`. */
+  static void ring_flows(Group& group, const std::vector<int>& ring, double max_latency, std::uint64_t bytes);
+  /** Slices of at most P x chunk bytes, each a whole ring allreduce, one after the other (at either fidelity). */
+  static std::uint64_t slices(const Group& group, std::uint64_t bytes);
 
 private:
   static void ring_steps(Group& group, int self, std::uint64_t bytes);
@@ -25,6 +31,7 @@ private:
 class RecursiveDoubling final : public Collective {
 public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  bool flow_plan(Group& group, std::uint64_t bytes) const override;
 };
 
 /** @brief Rabenseifner: recursive halving reduce-scatter (halves of M/2, M/4, ...), then recursive
@@ -33,6 +40,7 @@ public:
 class HalvingDoubling final : public Collective {
 public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  bool flow_plan(Group& group, std::uint64_t bytes) const override;
 };
 
 /** @brief Binary tree (member r's children are 2r+1 and 2r+2, root 0), pipelined in chunks: reduce to the
@@ -64,6 +72,7 @@ public:
     return inter_->start(world, sequence);
   }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  bool flow_plan(Group& group, std::uint64_t bytes) const override;
 
 private:
   std::unique_ptr<Collective> inter_;
@@ -84,6 +93,7 @@ public:
   std::vector<simgrid::s4u::ActorPtr> start(CommWorld& world,
                                             const std::vector<std::uint64_t>& sequence) const override;
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  bool flow_plan(Group& group, std::uint64_t bytes) const override;
 
 private:
   bool leaders_only_;

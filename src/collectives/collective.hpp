@@ -5,6 +5,7 @@
 #include "collectives/options.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Barrier.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
@@ -17,6 +18,13 @@
 #include <vector>
 
 namespace ddlsim::collectives {
+
+/** @brief One transfer of a flow-level plan: `bytes` from endpoint `from` to endpoint `to` (CommWorld ids). */
+struct Flow {
+  int from;
+  int to;
+  std::uint64_t bytes;
+};
 
 /** @brief The endpoints of one simulation phase: ranks 0..P-1 (GPUs), then any extra endpoints (parameter
  *  servers), their hosts, mailboxes and traffic counters. Every transfer goes through this class, which
@@ -48,6 +56,19 @@ public:
    *  receive, then waits for all of them. */
   void exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends, const std::vector<int>& from,
                 bool overhead = true, int channel = 0);
+  /** Flow level, from one actor (a flow plan's driver): starts every flow at once as a host-to-host transfer (no
+   *  mailbox, no receiver actor), waits for all of them, then counts and reports each like a message. The buffer
+   *  is reused between calls. */
+  void run_flows(const std::vector<Flow>& flows);
+  /** run_flows in steps: starts `flows` now (after the flows started before); finish_flows() waits for every flow
+   *  started since the last finish (so a plan can stagger starts, e.g. one per overhead) and reports them. */
+  void start_flows(const std::vector<Flow>& flows);
+  void finish_flows();
+  /** The same with the caller's own buffer (for plans that run flows from several actors at once). */
+  std::vector<simgrid::s4u::CommPtr> start_own(const std::vector<Flow>& flows);
+  void finish_own(const std::vector<Flow>& flows, const std::vector<simgrid::s4u::CommPtr>& comms);
+  /** Flow level: `delay_s` seconds on the calling actor (nothing for <= 0). */
+  static void delay(double delay_s);
   /** Reduction of `bytes` by this endpoint: reduce_s_per_byte x bytes seconds (nothing if 0). */
   void reduce(int self, std::uint64_t bytes);
 
@@ -65,6 +86,10 @@ public:
   int lane_channel(int lane) const { return lane_channels_[lane]; }
   /** The lane whose group uses `channel` (0 for a channel no lane uses). */
   int lane_of_channel(int channel) const;
+  /** The channel the flows started by the calling actor report to on_transfer (Group::flow_call sets it for its
+   *  driver; several lanes' drivers may run at once, each in its own actor). */
+  void set_driver_channel(int channel);
+  void clear_driver_channel();
   /** Most lanes a phase may have. */
   static constexpr int kMaxLanes = 64;
 
@@ -117,10 +142,16 @@ private:
   std::vector<std::uint64_t> messages_;
   std::vector<std::uint64_t> calls_; ///< [endpoint * kMaxLanes + lane]
   std::vector<int> lane_channels_{0};
+  std::unordered_map<long, int> driver_channel_; ///< actor id -> channel (set_driver_channel)
   TransferFn on_transfer_;
   bool contended_ = false; ///< pcie_contention or cpu_contention
   std::vector<NodeCpu> node_cpus_;
+  std::vector<simgrid::s4u::CommPtr> flow_comms_; ///< flows started and not yet finished
+  std::vector<Flow> flows_;                       ///< their endpoints and bytes
 };
+
+/** @brief Keys of Group::cached. */
+enum CacheKey : int { kRdLatencyKey = 1, kHdLatencyKey, kNcclRingLatencyKey, kHierLayoutKey, kPsWorkersKey };
 
 /** @brief Some endpoints of a CommWorld seen as ranks 0..n-1: flat algorithms run over a Group, so the
  *  hierarchical one can run them among node leaders. */
@@ -157,11 +188,47 @@ public:
   /** Largest route latency between ring neighbours i -> i+1 (computed once per group). */
   double ring_max_latency();
 
+  /** Flow level: every member calls it for the same collective; the last one to arrive runs `plan` (the driver:
+   *  it issues the flows and sleeps the closed sums for every member at once) while the others wait on one
+   *  barrier, so that a member costs one simcall per collective. Every member returns when the plan is done. No
+   *  member can finish before every member has arrived, as in any allreduce (each result needs every input). */
+  template <class Plan>
+  void flow_call(Plan&& plan)
+  {
+    if (arrive()) {
+      world_.set_driver_channel(channel_); // the channel its flows report (the trace's stream of the aggregation)
+      plan();
+      world_.clear_driver_channel();
+    }
+    depart();
+  }
+  /** `compute()` the first time `key` is asked for on this group, the cached value afterwards (e.g. an algorithm's
+   *  largest partner latency: the group's routes do not change). */
+  double cached(int key, const std::function<double()>& compute);
+  /** An object of type T made by `make()` the first time `key` is asked for on this group (e.g. hier's node layout),
+   *  the same object afterwards. */
+  template <class T, class Make>
+  T& cached_object(int key, Make make)
+  {
+    auto& slot = objects_[key];
+    if (!slot)
+      slot = std::make_shared<T>(make());
+    return *static_cast<T*>(slot.get());
+  }
+
 private:
+  /** True for the last member to arrive (and resets the count for the next collective). */
+  bool arrive();
+  void depart();
+
   CommWorld& world_;
   std::vector<int> members_;
   int channel_ = 0;
   double ring_max_latency_ = -1;
+  int arrived_ = 0;
+  simgrid::s4u::BarrierPtr barrier_;
+  std::unordered_map<int, double> cached_;
+  std::unordered_map<int, std::shared_ptr<void>> objects_;
 };
 
 /** @brief An allreduce algorithm. Every rank calls allreduce() for the same tensors in the same order. */
@@ -180,6 +247,10 @@ public:
   }
   /** Runs member `self`'s part of an allreduce of `bytes` bytes over `group`; returns when it holds the result. */
   virtual void allreduce(Group& group, int self, std::uint64_t bytes) const = 0;
+  /** Flow level: runs the whole allreduce of `bytes` over `group` for every member at once, from the calling actor
+   *  (the driver of Group::flow_call, or hier's among its node leaders); false when this algorithm has no flow form
+   *  (nothing ran). */
+  virtual bool flow_plan(Group& /*group*/, std::uint64_t /*bytes*/) const { return false; }
 };
 
 /** @brief True for a transfer between a GPU endpoint and its node's CPU host that is a staging copy

@@ -3,8 +3,6 @@
 #include "collectives/algorithms.hpp"
 #include "collectives/power_of_two.hpp"
 
-#include <simgrid/s4u/Actor.hpp>
-
 #include <algorithm>
 #include <vector>
 
@@ -12,58 +10,70 @@ namespace ddlsim::collectives {
 
 void HalvingDoubling::allreduce(Group& g, int self, std::uint64_t bytes) const
 {
+  if (g.size() > 1 && g.use_flow(AlgorithmId::Hd)) {
+    g.flow_call([&] { flow_plan(g, bytes); });
+    return;
+  }
   run_folded(g, self, bytes, [&](const PowerOfTwoFold& fold, int v) {
-    if (fold.p2 > 1 && g.use_flow(AlgorithmId::Hd)) {
-      // Flow level: each phase sends its log2(p') messages as concurrent flows, one per partner, after
-      // charging the phase's per-message overheads and all but one of its latencies (at the largest partner
-      // latency) up front. On a uniform platform this equals the message-level time exactly.
-      std::vector<std::pair<int, std::uint64_t>> give, keep;
-      std::vector<int> partners;
-      std::uint64_t lo = 0, hi = bytes, kept = 0;
-      double max_latency = 0;
-      for (int mask = fold.p2 / 2; mask >= 1; mask >>= 1) {
-        const int partner = fold.member(v ^ mask);
-        max_latency = std::max(max_latency, g.route(self, partner).alpha_s);
-        const std::uint64_t mid = lo + (hi - lo) / 2;
-        const bool keep_low = (v & mask) == 0;
-        give.emplace_back(g.endpoint(partner), keep_low ? hi - mid : mid - lo);
-        keep.emplace_back(g.endpoint(partner), keep_low ? mid - lo : hi - mid);
-        kept += keep.back().second;
-        partners.push_back(g.endpoint(partner));
-        (keep_low ? hi : lo) = mid;
-      }
-      const double steps = double(partners.size());
-      const double wait = (steps - 1) * max_latency + steps * g.options().msg_overhead_s;
-      CommWorld& world = g.world();
-      simgrid::s4u::this_actor::sleep_for(wait);
-      world.exchange(g.endpoint(self), give, partners, false, g.channel()); // reduce-scatter
-      g.reduce(self, kept);
-      simgrid::s4u::this_actor::sleep_for(wait);
-      world.exchange(g.endpoint(self), keep, partners, false, g.channel()); // allgather
-    } else {
-      // Reduce-scatter: keep one half of the current segment, send the other, add what the partner sent.
-      struct Step {
-        int partner;
-        std::uint64_t kept, given; // bytes of the kept and of the sent half
-      };
-      std::vector<Step> steps;
-      std::uint64_t lo = 0, hi = bytes;
-      for (int mask = fold.p2 / 2; mask >= 1; mask >>= 1) {
-        const int partner = fold.member(v ^ mask);
-        const std::uint64_t mid = lo + (hi - lo) / 2;
-        const bool keep_low = (v & mask) == 0;
-        const std::uint64_t give = keep_low ? hi - mid : mid - lo;
-        const std::uint64_t keep = keep_low ? mid - lo : hi - mid;
-        g.send_recv(self, partner, give, partner);
-        g.reduce(self, keep);
-        steps.push_back({partner, keep, give});
-        (keep_low ? hi : lo) = mid;
-      }
-      // Allgather: the same partners in reverse; send what we hold, receive the partner's part.
-      for (auto it = steps.rbegin(); it != steps.rend(); ++it)
-        g.send_recv(self, it->partner, it->kept, it->partner);
+    // Reduce-scatter: keep one half of the current segment, send the other, add what the partner sent.
+    struct Step {
+      int partner;
+      std::uint64_t kept; // bytes of the kept half
+    };
+    std::vector<Step> steps;
+    std::uint64_t lo = 0, hi = bytes;
+    for (int mask = fold.p2 / 2; mask >= 1; mask >>= 1) {
+      const int partner = fold.member(v ^ mask);
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      const bool keep_low = (v & mask) == 0;
+      const std::uint64_t give = keep_low ? hi - mid : mid - lo;
+      const std::uint64_t keep = keep_low ? mid - lo : hi - mid;
+      g.send_recv(self, partner, give, partner);
+      g.reduce(self, keep);
+      steps.push_back({partner, keep});
+      (keep_low ? hi : lo) = mid;
     }
+    // Allgather: the same partners in reverse; send what we hold, receive the partner's part.
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it)
+      g.send_recv(self, it->partner, it->kept, it->partner);
   });
+}
+
+bool HalvingDoubling::flow_plan(Group& g, std::uint64_t bytes) const
+{
+  // Each phase (reduce-scatter, allgather) sends a member's log2(p') messages at once, one flow per partner, after
+  // the phase's overheads and all but one of its latencies (at the largest partner latency); between them the
+  // reductions of the kept halves. On a uniform platform this equals the message-level time exactly.
+  run_folded_flows(g, bytes, [&](const PowerOfTwoFold& fold) {
+    const CollectiveOptions& o = g.options();
+    const int steps = log2_of(fold.p2);
+    std::vector<Flow> give, keep;
+    give.reserve(static_cast<std::size_t>(fold.p2) * steps);
+    keep.reserve(give.capacity());
+    std::uint64_t most_kept = 0;
+    for (int v = 0; v < fold.p2; ++v) {
+      const int self = g.endpoint(fold.member(v));
+      std::uint64_t lo = 0, hi = bytes, kept = 0;
+      for (int mask = fold.p2 / 2; mask >= 1; mask >>= 1) {
+        const int partner = g.endpoint(fold.member(v ^ mask));
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        const bool keep_low = (v & mask) == 0;
+        give.push_back({self, partner, keep_low ? hi - mid : mid - lo});
+        keep.push_back({self, partner, keep_low ? mid - lo : hi - mid});
+        kept += keep.back().bytes;
+        (keep_low ? hi : lo) = mid;
+      }
+      most_kept = std::max(most_kept, kept);
+    }
+    const double latency = fold_partner_latency(g, fold, kHdLatencyKey);
+    const double wait = (steps - 1) * latency + steps * o.msg_overhead_s;
+    CommWorld::delay(wait);
+    g.world().run_flows(give); // reduce-scatter
+    CommWorld::delay(o.reduce_s_per_byte * double(most_kept));
+    CommWorld::delay(wait);
+    g.world().run_flows(keep); // allgather
+  });
+  return true;
 }
 
 } // namespace ddlsim::collectives

@@ -3,6 +3,8 @@
 #include "collectives/algorithm_table.hpp"
 #include "collectives/algorithms.hpp"
 
+#include <algorithm>
+
 #include <simgrid/s4u/Actor.hpp>
 
 #include <cmath>
@@ -101,6 +103,20 @@ void NcclRing::run(Group& g, int self, std::uint64_t bytes, const NcclShape& sha
     if (shape.ring[i] == self)
       position = static_cast<int>(i);
     endpoints.push_back(g.endpoint(shape.ring[i]));
+  }
+  if (g.use_flow(AlgorithmId::Ring)) { // the ring's flow form, driven on `g` (which every member shares)
+    const double latency = g.cached(kNcclRingLatencyKey, [&] {
+      double l = 0;
+      for (std::size_t i = 0; i < endpoints.size(); ++i)
+        l = std::max(l, g.world().route(endpoints[i], endpoints[(i + 1) % endpoints.size()]).alpha_s);
+      return l;
+    });
+    const std::uint64_t slices = RingAllreduce::slices(g, bytes);
+    g.flow_call([&] {
+      for (std::uint64_t i = 0; i < slices; ++i)
+        RingAllreduce::ring_flows(g, endpoints, latency, chunk_bytes(bytes, slices, i));
+    });
+    return;
   }
   Group ring(g.world(), endpoints, g.channel());
   RingAllreduce().allreduce(ring, position, bytes);

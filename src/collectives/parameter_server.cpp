@@ -1,10 +1,13 @@
 // Parameter server: workers push shards to S servers, servers aggregate (and update), workers pull.
+#include "collectives/algorithm_table.hpp"
 #include "collectives/algorithms.hpp"
 
 #include "collectives/server_update.hpp"
 #include "common/error.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
+
+#include <algorithm>
 
 namespace sg4 = simgrid::s4u;
 
@@ -105,6 +108,8 @@ std::vector<sg4::ActorPtr> ParameterServer::start(CommWorld& world, const std::v
   const std::vector<int> workers = pushers(world, leaders_only_);
   if (workers.size() <= 1)
     return servers; // one node under hier: its leader calls no inter-node aggregation
+  if (uses_flow(AlgorithmId::Ps, o.fidelity, static_cast<int>(workers.size())) && o.stack.ideal())
+    return servers; // flow level: the driver of each aggregation moves the servers' flows (flow_plan)
   for (int s = 0; s < o.ps_servers; ++s)
     for (int lane = 0; lane < world.lanes(); ++lane)
       servers.push_back(sg4::Actor::create(
@@ -117,6 +122,10 @@ void ParameterServer::allreduce(Group& g, int self, std::uint64_t bytes) const
 {
   if (g.size() <= 1)
     return;
+  if (g.use_flow(AlgorithmId::Ps)) {
+    g.flow_call([&] { flow_plan(g, bytes); });
+    return;
+  }
   CommWorld& world = g.world();
   const auto& o = world.options();
   const int me = g.endpoint(self);
@@ -131,6 +140,58 @@ void ParameterServer::allreduce(Group& g, int self, std::uint64_t bytes) const
     pulls.push_back(world.size() + s);
   }
   world.exchange(me, pushes, pulls, true, g.channel());
+}
+
+bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const
+{
+  // The message level's steps for every worker and server at once: each worker posts its pushes one overhead
+  // apart (server order); each server (a helper actor on its host) sums (and updates) once its pushes are in, then
+  // posts its pulls one overhead apart (worker order).
+  if (g.size() <= 1)
+    return true;
+  CommWorld& world = g.world();
+  const auto& o = world.options();
+  const int lane = world.lane_of_channel(g.channel());
+  const std::uint64_t k = std::uint64_t(lane) + std::uint64_t(world.lanes()) * world.next_call(g.endpoint(0), lane);
+  const int n = g.size();
+  std::vector<sg4::ActorPtr> helpers;
+  int j = 0;
+  for (int s = 0; s < o.ps_servers; ++s) {
+    if (!involved(o, k, s))
+      continue;
+    const int server = world.size() + s;
+    const std::uint64_t b = shard(o, k, bytes, s);
+    helpers.push_back(sg4::Actor::create("ps-flow", world.host(server), [&g, &world, &o, n, j, s, server, b] {
+      std::vector<Flow> pushes;
+      for (int w = 0; w < n; ++w)
+        pushes.push_back({g.endpoint(w), server, b});
+      CommWorld::delay((j + 1) * o.msg_overhead_s); // the workers' (j+1)-th send
+      world.finish_own(pushes, world.start_own(pushes));
+      CommWorld::delay(o.reduce_s_per_byte * double(b) * n);
+      if (o.ps_update == PsUpdate::Server) {
+        const double t = server_update_s(o.ps_rates[s], n, b, o.optimizer);
+        if (t > 0)
+          sg4::this_actor::execute(t * world.host(server)->get_speed());
+      }
+      std::vector<Flow> pulls;
+      std::vector<sg4::CommPtr> comms;
+      for (int w = 0; w < n; ++w) {
+        pulls.push_back({server, g.endpoint(w), b});
+        if (o.msg_overhead_s > 0) { // one overhead apart
+          CommWorld::delay(o.msg_overhead_s);
+          auto one = world.start_own({pulls.back()});
+          comms.push_back(one.front());
+        }
+      }
+      if (comms.empty())
+        comms = world.start_own(pulls);
+      world.finish_own(pulls, comms);
+    }));
+    ++j;
+  }
+  for (auto& h : helpers)
+    h->join();
+  return true;
 }
 
 } // namespace ddlsim::collectives

@@ -3,6 +3,10 @@
 
 #include "collectives/collective.hpp"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 namespace ddlsim::collectives {
 
 /** @brief The standard fold (MPICH): with p' the largest power of two <= P and r = P - p', members
@@ -61,6 +65,54 @@ void run_folded(Group& g, int self, std::uint64_t bytes, Main main)
     return;
   main(fold, fold.virtual_rank(self));
   fold.fold_out(g, self, bytes);
+}
+
+/** @brief Flow level, run by a plan's driver for every member at once: the fold's pushes (M each, after the
+ *  overhead) and the odd members' reductions, then `main(fold)`, then the results back: the same critical path
+ *  as the message level, whose folded members take part in every step of the main algorithm. */
+template <class Main>
+void run_folded_flows(Group& g, std::uint64_t bytes, Main main)
+{
+  if (g.size() <= 1)
+    return;
+  const PowerOfTwoFold fold(g.size());
+  const CollectiveOptions& o = g.options();
+  std::vector<Flow> flows;
+  for (int i = 0; i < fold.extra; ++i)
+    flows.push_back({g.endpoint(2 * i), g.endpoint(2 * i + 1), bytes});
+  if (!flows.empty()) {
+    CommWorld::delay(o.msg_overhead_s);
+    g.world().run_flows(flows);
+    CommWorld::delay(o.reduce_s_per_byte * double(bytes));
+  }
+  main(fold);
+  if (!flows.empty()) {
+    for (auto& f : flows)
+      std::swap(f.from, f.to);
+    CommWorld::delay(o.msg_overhead_s);
+    g.world().run_flows(flows);
+  }
+}
+
+/** @brief log2 of a power of two. */
+inline int log2_of(int p2)
+{
+  int steps = 0;
+  while ((1 << steps) < p2)
+    ++steps;
+  return steps;
+}
+
+/** @brief The largest route latency between partners v and v XOR 2^k of the fold (cached on the group). */
+inline double fold_partner_latency(Group& g, const PowerOfTwoFold& fold, int key)
+{
+  return g.cached(key, [&] {
+    double latency = 0;
+    for (int v = 0; v < fold.p2; ++v)
+      for (int mask = 1; mask < fold.p2; mask <<= 1)
+        latency = std::max(latency, g.route(fold.member(v), fold.member(v ^ mask)).alpha_s);
+    return latency;
+  });
 }
 
 } // namespace ddlsim::collectives

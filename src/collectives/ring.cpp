@@ -11,30 +11,46 @@ void RingAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
   const int p = g.size();
   if (p <= 1)
     return;
-  const int right = (self + 1) % p;
-  const int left = (self + p - 1) % p;
-  auto mod = [p](int x) { return ((x % p) + p) % p; };
+  if (g.use_flow(AlgorithmId::Ring)) {
+    g.flow_call([&] { flow_plan(g, bytes); });
+    return;
+  }
+  const std::uint64_t n = slices(g, bytes);
+  for (std::uint64_t i = 0; i < n; ++i)
+    ring_steps(g, self, chunk_bytes(bytes, n, i));
+}
+
+bool RingAllreduce::flow_plan(Group& g, std::uint64_t bytes) const
+{
+  const std::uint64_t n = slices(g, bytes);
+  for (std::uint64_t i = 0; i < n; ++i)
+    ring_flows(g, g.members(), g.ring_max_latency(), chunk_bytes(bytes, n, i));
+  return true;
+}
+
+std::uint64_t RingAllreduce::slices(const Group& g, std::uint64_t bytes)
+{
   const std::uint64_t chunk = effective_chunk_bytes(AlgorithmId::Ring, g.options());
-  const bool flow = g.use_flow(AlgorithmId::Ring);
-  if (chunk > 0 && !flow && bytes > chunk * static_cast<std::uint64_t>(p)) {
-    // Slices of at most P x chunk bytes, each a whole ring allreduce, one after the other.
-    const std::uint64_t per_slice = chunk * static_cast<std::uint64_t>(p);
-    const std::uint64_t slices = (bytes + per_slice - 1) / per_slice; // chunk <= 1 GiB: no overflow
-    for (std::uint64_t i = 0; i < slices; ++i)
-      ring_steps(g, self, chunk_bytes(bytes, slices, i));
-    return;
-  }
-  if (flow) {
-    // One flow carrying every chunk this member sends (all but chunks self+1 and self+2), plus the other
-    // 2P-3 steps' latencies and overheads at the slowest ring hop, plus the P-1 reductions.
-    const double steps = 2.0 * (p - 1) - 1;
-    simgrid::s4u::this_actor::sleep_for(steps * (g.ring_max_latency() + g.options().msg_overhead_s));
-    g.reduce(self, bytes - chunk_bytes(bytes, p, self)); // it adds every chunk but its own
-    const std::uint64_t sent = 2 * bytes - chunk_bytes(bytes, p, mod(self + 1)) - chunk_bytes(bytes, p, mod(self + 2));
-    g.send_recv(self, right, sent, left);
-    return;
-  }
-  ring_steps(g, self, bytes);
+  const std::uint64_t per_slice = chunk * static_cast<std::uint64_t>(g.size());
+  return chunk > 0 && bytes > per_slice ? (bytes + per_slice - 1) / per_slice : 1; // chunk <= 1 GiB: no overflow
+}
+
+void RingAllreduce::ring_flows(Group& g, const std::vector<int>& ring, double max_latency, std::uint64_t bytes)
+{
+  // Every member sends one flow carrying every chunk it sends (all but chunks i+1 and i+2 of its ring position i),
+  // after the other 2P-3 steps' latencies at the slowest ring hop, all 2(P-1) overheads and its P-1 reductions
+  // (every chunk but its own: at most M - floor(M/P) bytes).
+  const int p = static_cast<int>(ring.size());
+  const CollectiveOptions& o = g.options();
+  const double steps = 2.0 * (p - 1) - 1;
+  CommWorld::delay(steps * (max_latency + o.msg_overhead_s) + o.msg_overhead_s +
+                   o.reduce_s_per_byte * double(bytes - bytes / std::uint64_t(p)));
+  std::vector<Flow> flows;
+  flows.reserve(ring.size());
+  for (int i = 0; i < p; ++i)
+    flows.push_back({ring[i], ring[(i + 1) % p],
+                     2 * bytes - chunk_bytes(bytes, p, (i + 1) % p) - chunk_bytes(bytes, p, (i + 2) % p)});
+  g.world().run_flows(flows);
 }
 
 void RingAllreduce::ring_steps(Group& g, int self, std::uint64_t bytes)

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <queue>
 #include <tuple>
@@ -32,9 +33,11 @@ namespace {
 struct RankState {
   sg4::MutexPtr mutex = sg4::Mutex::create();
   sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
-  std::vector<char> done; // [iteration * tasks + task]
-  int waiting = 0;        // stream actors inside the slow path
+  std::vector<double> done_at; // [iteration * tasks + task]: when it is (or will be) done; kNotYet if unknown
+  int waiting = 0;             // stream actors inside the slow path
 };
+
+constexpr double kNotYet = std::numeric_limits<double>::infinity();
 
 /** Channels of concurrent aggregations: communication stream k uses channel kChannelStride x k; an algorithm may use
  *  the channels above its group's (the double binary tree uses 4c + 1 and 4c + 2). */
@@ -57,10 +60,12 @@ struct Phase::Impl {
       , world_(hosts_of(spec.ranks), spec.node_of_rank, spec.options, name_)
       , states_(spec.ranks.size())
       , finished_(spec.iterations, 0)
+      , iteration_end_(spec.iterations, 0.0)
   {
     const std::size_t tasks = dag_.tasks.size();
     for (auto& s : states_)
-      s.done.assign(static_cast<std::size_t>(iterations_) * tasks, 0);
+      s.done_at.assign(static_cast<std::size_t>(iterations_) * tasks, kNotYet);
+    nominal_ = nominal_times(spec);
     for (const auto& r : spec.ranks) {
       result_.hosts.push_back(r.name);
       result_.gpus.push_back(r.gpu);
@@ -227,33 +232,90 @@ private:
     return sequence;
   }
 
-  bool done(int rank, int iteration, int task) const
+  double done_at(int rank, int iteration, int task) const
   {
-    return states_[rank].done[static_cast<std::size_t>(iteration) * dag_.tasks.size() + task] != 0;
+    return states_[rank].done_at[static_cast<std::size_t>(iteration) * dag_.tasks.size() + task];
+  }
+
+  /** When every dependency of `task` is (or will be) done; kNotYet while one is unknown. */
+  double ready_at(int rank, int it, const dag::Task& task) const
+  {
+    double t = 0;
+    for (int d : task.deps)
+      t = std::max(t, done_at(rank, it, d));
+    for (const auto& d : task.other) {
+      const int other = it + d.offset;
+      if (other >= 0 && other < static_cast<int>(iterations_))
+        t = std::max(t, done_at(rank, other, d.task));
+    }
+    return t;
   }
 
   bool ready(int rank, int it, const dag::Task& task) const
   {
-    for (int d : task.deps)
-      if (!done(rank, it, d))
-        return false;
-    for (const auto& d : task.other) {
-      const int other = it + d.offset;
-      if (other >= 0 && other < static_cast<int>(iterations_) && !done(rank, other, d.task))
-        return false;
+    return ready_at(rank, it, task) <= sg4::Engine::get_clock();
+  }
+
+  /** Returns once every dependency of `task` is done: sleeps until a known completion time, waits on the rank's
+   *  condition variable while one is unknown. */
+  void wait_ready(int rank, int it, const dag::Task& task)
+  {
+    double t = ready_at(rank, it, task);
+    if (t == kNotYet) {
+      RankState& state = states_[rank];
+      ++state.waiting; // before the lock: a notifier that runs meanwhile sees it
+      std::unique_lock<sg4::Mutex> lock(*state.mutex);
+      state.cv->wait(lock, [&] { return ready_at(rank, it, task) != kNotYet; });
+      --state.waiting;
+      t = ready_at(rank, it, task);
+    }
+    catch_up(t);
+  }
+
+  /** Sleeps until `t` if it is in the future. */
+  static void catch_up(double t)
+  {
+    const double now = sg4::Engine::get_clock();
+    if (t > now)
+      sg4::this_actor::sleep_for(t - now);
+  }
+
+  /** True when every compute and fixed-time task takes exactly its nominal time (nothing else shares the GPUs: no
+   *  interference load, no parameter-server update on a rank's host; constant host speeds) and no scheduler watches
+   *  readiness (CommPolicy::InOrder). Streams then run such tasks ahead on their own clock (run_stream). */
+  bool nominal_times(const PhaseSpec& spec) const
+  {
+    const collectives::CollectiveOptions& o = spec.options;
+    if (dag_.comm_policy != dag::CommPolicy::InOrder || o.gpu_interference > 0 || o.gpu_interference_auto)
+      return false;
+    if (o.pcie_contention || o.cpu_contention)
+      return false; // input tasks become transfers and CPU work (interference.cpp)
+    if (spec.options.ps_update == collectives::PsUpdate::Server && spec.options.ps_hosts.empty())
+      return false; // co-located servers execute updates on rank hosts
+    for (const auto& r : spec.ranks) {
+      const sg4::Host* h = sg4::Host::by_name(r.name);
+      if (h->get_speed() != h->get_pstate_speed(h->get_pstate()))
+        return false; // a speed profile: the time of an execution depends on when it runs
     }
     return true;
   }
 
-  void wait_ready(int rank, int it, const dag::Task& task)
+  /** The time `task` takes on `rank` when it runs alone (nominal_), or a negative value for an aggregation. */
+  double nominal_s(int rank, const dag::Task& task) const
   {
-    if (ready(rank, it, task))
-      return;
-    RankState& state = states_[rank];
-    ++state.waiting; // before the lock: a notifier that runs meanwhile sees it
-    std::unique_lock<sg4::Mutex> lock(*state.mutex);
-    state.cv->wait(lock, [&] { return ready(rank, it, task); });
-    --state.waiting;
+    switch (task.kind) {
+    case dag::TaskKind::Io:
+    case dag::TaskKind::H2d:
+    case dag::TaskKind::Timer:
+      return std::max(task.duration_s, 0.0);
+    case dag::TaskKind::Forward:
+    case dag::TaskKind::Backward:
+    case dag::TaskKind::Update:
+      return task.duration_s > 0 ? task.duration_s * reference_speed_ / world_.host(rank)->get_speed() : 0.0;
+    case dag::TaskKind::Aggregation:
+      break;
+    }
+    return -1;
   }
 
   /** Runs the entries k of `order` (counted over all slots) with k mod `lanes` = `lane`. */
@@ -261,6 +323,7 @@ private:
   {
     const int n = static_cast<int>(order.size());
     const int slots = static_cast<int>(iterations_) + dag_.max_shift();
+    double clock = sg4::Engine::get_clock(); // when this stream is free (ahead of the engine's while running ahead)
     for (int s = 0; s < slots; ++s)
       for (int j = 0; j < n; ++j) {
         if ((static_cast<long>(s) * n + j) % lanes != lane)
@@ -269,11 +332,26 @@ private:
         if (it < 0 || it >= static_cast<int>(iterations_))
           continue;
         const dag::Task& task = dag_.tasks[order[j].task];
+        if (nominal_) {
+          // Run ahead: a task whose dependencies have known completion times starts at the later of those and the
+          // stream's own clock and ends its nominal time later, with no simcall; others wait for the clock first.
+          const double duration = nominal_s(rank, task);
+          const double ready = ready_at(rank, it, task);
+          if (duration >= 0 && ready != kNotYet) {
+            const double start = std::max(clock, ready);
+            clock = start + duration;
+            finish(rank, it, task.id, start, clock);
+            continue;
+          }
+          catch_up(clock);
+        }
         wait_ready(rank, it, task);
         const double start = sg4::Engine::get_clock();
         execute(rank, task, group);
-        finish(rank, it, task.id, start);
+        clock = sg4::Engine::get_clock();
+        finish(rank, it, task.id, start, clock);
       }
+    catch_up(clock); // the stream ends when its last task does
   }
 
   void execute(int rank, const dag::Task& task, collectives::Group& group)
@@ -318,13 +396,12 @@ private:
     return load;
   }
 
-  /** Records the task, marks it done, wakes whoever waits for it. */
-  void finish(int rank, int it, int id, double start)
+  /** Records the task, marks it done (at `end`, possibly in the future: run_stream), wakes whoever waits for it. */
+  void finish(int rank, int it, int id, double start, double end)
   {
-    const double end = sg4::Engine::get_clock();
     result_.records.push_back(dag::TaskRecord{rank, it, id, start - start_, end - start_});
     RankState& state = states_[rank];
-    state.done[static_cast<std::size_t>(it) * dag_.tasks.size() + id] = 1;
+    state.done_at[static_cast<std::size_t>(it) * dag_.tasks.size() + id] = end;
     if (state.waiting > 0) {
       std::unique_lock<sg4::Mutex> lock(*state.mutex);
       state.cv->notify_all();
@@ -334,8 +411,9 @@ private:
     if (rank == 0 && aggregation_progress_ && dag_.tasks[id].kind == dag::TaskKind::Aggregation)
       aggregation_progress_(name_, ++aggregations_done_,
                             static_cast<std::size_t>(iterations_) * static_cast<std::size_t>(dag_.aggregations()));
+    iteration_end_[it] = std::max(iteration_end_[it], end); // streams that run ahead finish out of time order
     if (++finished_[it] == world_.size() * dag_.tasks.size() && progress_)
-      progress_(name_, static_cast<unsigned>(it), end - start_);
+      progress_(name_, static_cast<unsigned>(it), iteration_end_[it] - start_);
   }
 
   // --- CommPolicy::Priority: one scheduler decides for every rank (all ranks commit the same aggregation, as
@@ -437,7 +515,7 @@ private:
       q.jobs.pop_front();
       const double start = sg4::Engine::get_clock();
       collective_.allreduce(*groups_[0], r, dag_.tasks[job.agg].bytes);
-      finish(r, job.it, job.agg, start);
+      finish(r, job.it, job.agg, start, sg4::Engine::get_clock());
       if (--*job.remaining == 0) { // every rank holds the result: its credit is free again
         --in_flight_;
         in_flight_bytes_ -= dag_.tasks[job.agg].bytes;
@@ -454,6 +532,7 @@ private:
   std::vector<double> gpu_shares_; ///< per rank: share of its GPU an aggregation takes (interference.cpp)
   bool record_transfers_;
   std::set<int> transfer_ranks_;
+  bool nominal_ = false; ///< nominal_times(): streams may run ahead
   const dag::ProgressFn& progress_;
   const dag::AggregationProgressFn& aggregation_progress_;
   std::size_t aggregations_done_ = 0; ///< by rank 0
@@ -461,6 +540,7 @@ private:
   std::vector<std::unique_ptr<collectives::Group>> groups_; ///< one per InOrder communication stream
   std::vector<RankState> states_;
   std::vector<std::size_t> finished_; ///< tasks finished per iteration, all ranks together
+  std::vector<double> iteration_end_; ///< latest end of a finished task per iteration
   dag::PhaseResult result_;
   LinkLog links_;
   double start_ = 0;

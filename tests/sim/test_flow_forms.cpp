@@ -1,0 +1,362 @@
+// Simulation tests: every flow-level form (one driver actor per collective, few large flows) against the
+// message-level form of the same algorithm in the same engine, and against the closed form, on uniform
+// platforms (to 1e-9), and their measured difference on contended ones (docs/collectives.md, "Fidelity").
+#include "analytical/alpha_beta.hpp"
+#include "collectives/algorithm_table.hpp"
+#include "collectives/collective.hpp"
+#include "platform/cluster_spec.hpp"
+#include "sim/probe.hpp"
+#include "support/test_platforms.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace ddlsim;
+namespace sg4 = simgrid::s4u;
+using collectives::Fidelity;
+
+namespace {
+
+/** One form's result: time from the common start until every rank holds the result, bytes the ranks sent, and the
+ *  bytes every reported transfer carried (the report's link bytes come from those reports). */
+struct Run {
+  double time_s = 0;
+  std::uint64_t rank_bytes = 0;
+  std::uint64_t reported_bytes = 0;
+};
+
+/** Runs one allreduce of each of `sizes` over `hosts` with `algorithm` at `fidelity`, from a controller actor. */
+std::vector<Run> run_form(const std::vector<sg4::Host*>& hosts, const std::vector<int>& nodes,
+                          const std::string& algorithm, collectives::CollectiveOptions o, Fidelity fidelity,
+                          const std::vector<std::uint64_t>& sizes, const std::string& tag)
+{
+  o.fidelity = fidelity;
+  collectives::CommWorld world(hosts, nodes, o, tag);
+  collectives::Group group(world);
+  const auto spec = collectives::parse_algorithm(algorithm);
+  const auto coll = collectives::make_collective(spec, o);
+  coll->prepare(world);
+  std::uint64_t reported = 0;
+  world.on_transfer([&](int, int, std::uint64_t b, double, double, int) { reported += b; });
+  std::vector<Run> runs;
+  const auto servers = coll->start(world, sizes);
+  for (std::uint64_t bytes : sizes) {
+    const double t0 = sg4::Engine::get_clock();
+    std::uint64_t before = 0;
+    for (int r = 0; r < world.size(); ++r)
+      before += world.bytes_sent(r);
+    const std::uint64_t reported_before = reported;
+    std::vector<sg4::ActorPtr> ranks;
+    for (int r = 0; r < world.size(); ++r)
+      ranks.push_back(
+          sg4::Actor::create(tag + std::to_string(r), hosts[r], [&, r] { coll->allreduce(group, r, bytes); }));
+    for (auto& a : ranks)
+      a->join();
+    std::uint64_t after = 0;
+    for (int r = 0; r < world.size(); ++r)
+      after += world.bytes_sent(r);
+    runs.push_back({sg4::Engine::get_clock() - t0, after - before, reported - reported_before});
+  }
+  for (auto& s : servers)
+    s->join();
+  return runs;
+}
+
+/** Both forms in one engine (message first, then flow), on the first `ranks` `gpu` hosts of `engine` (0: all). */
+std::pair<std::vector<Run>, std::vector<Run>> both_forms(test::ProbeEngine& engine, const std::string& algorithm,
+                                                         const collectives::CollectiveOptions& o,
+                                                         const std::vector<std::uint64_t>& sizes,
+                                                         std::vector<int> nodes = {}, int ranks = 0)
+{
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    if (ranks == 0 || static_cast<int>(hosts.size()) < ranks)
+      hosts.push_back(sg4::Host::by_name(name));
+  if (nodes.empty()) // from the host names nodeN-gpuM, when they have that form
+    for (const auto* h : hosts)
+      nodes.push_back(h->get_name().rfind("node", 0) == 0 ? std::stoi(h->get_name().substr(4)) : 0);
+  std::vector<Run> message, flow;
+  sg4::Actor::create("controller", hosts[0], [&] {
+    message = run_form(hosts, nodes, algorithm, o, Fidelity::Message, sizes, "m");
+    flow = run_form(hosts, nodes, algorithm, o, Fidelity::Flow, sizes, "f");
+  });
+  engine.engine().run();
+  return {message, flow};
+}
+
+// Uniform star: every route crosses two links of 0.5 us and 10 GB/s: alpha = 1 us, B = 10 GB/s.
+const analytical::Hop kHop{1e-6, 10e9};
+
+test::StarSpec star(int p, int servers = 0)
+{
+  test::StarSpec s;
+  s.hosts = p;
+  s.link_bytes_per_s = kHop.bandwidth_bytes_per_s;
+  s.link_latency_s = kHop.alpha_s / 2;
+  s.extra_hosts = servers;
+  return s;
+}
+
+collectives::CollectiveOptions costly()
+{
+  collectives::CollectiveOptions o;
+  o.msg_overhead_s = 2e-6;
+  o.reduce_s_per_byte = 0.05e-9;
+  return o;
+}
+
+/** Multiples of 240 bytes (every P up to 16 and every p' divide them): latency-bound to bandwidth-bound. */
+const std::vector<std::uint64_t> kSizes{3840, 245760, 245760 * 64};
+
+using ClosedForm = double (*)(int, std::uint64_t, const analytical::Hop&, const analytical::Costs&);
+
+void check_sizes(const std::string& algorithm, int p, ClosedForm closed, const collectives::CollectiveOptions& o,
+                 const std::vector<Run>& message, const std::vector<Run>& flow)
+{
+  for (std::size_t i = 0; i < kSizes.size(); ++i) {
+    INFO(algorithm << ", P = " << p << ", " << kSizes[i] << " B: message " << message[i].time_s << " s, flow "
+                   << flow[i].time_s << " s");
+    CHECK(std::fabs(flow[i].time_s - message[i].time_s) <= 1e-9 * message[i].time_s);
+    CHECK(flow[i].rank_bytes == message[i].rank_bytes);
+    CHECK(flow[i].reported_bytes == message[i].reported_bytes);
+    if (closed) {
+      const double expected = closed(p, kSizes[i], kHop, {o.msg_overhead_s, o.reduce_s_per_byte});
+      INFO("closed form " << expected << " s");
+      CHECK(std::fabs(flow[i].time_s - expected) <= 1e-9 * expected);
+    }
+  }
+}
+
+/** Flow equals message to 1e-9 and both equal `closed` (if given), with the same bytes sent and reported, for every
+ *  P of `ps` (the first P hosts of one star: one engine per process). */
+void check_uniform(const std::string& algorithm, const std::vector<int>& ps, ClosedForm closed,
+                   collectives::CollectiveOptions o = costly(), int servers = 0)
+{
+  test::ProbeEngine engine(test::write_star_platform(star(*std::max_element(ps.begin(), ps.end()), servers)));
+  std::vector<std::vector<Run>> messages, flows;
+  sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts()[0]), [&] {
+    for (int p : ps) {
+      std::vector<sg4::Host*> hosts;
+      for (int r = 0; r < p; ++r)
+        hosts.push_back(sg4::Host::by_name(engine.gpu_hosts()[r]));
+      const std::vector<int> nodes(p, 0);
+      messages.push_back(run_form(hosts, nodes, algorithm, o, Fidelity::Message, kSizes, "m" + std::to_string(p)));
+      flows.push_back(run_form(hosts, nodes, algorithm, o, Fidelity::Flow, kSizes, "f" + std::to_string(p)));
+    }
+  });
+  engine.engine().run();
+  for (std::size_t k = 0; k < ps.size(); ++k)
+    check_sizes(algorithm, ps[k], closed, o, messages[k], flows[k]);
+}
+
+double ring_closed(int p, std::uint64_t m, const analytical::Hop& h, const analytical::Costs& c)
+{
+  return analytical::ring_allreduce_s(p, m, h, c);
+}
+double rd_closed(int p, std::uint64_t m, const analytical::Hop& h, const analytical::Costs& c)
+{
+  return analytical::rd_allreduce_s(p, m, h, c);
+}
+double hd_closed(int p, std::uint64_t m, const analytical::Hop& h, const analytical::Costs& c)
+{
+  return analytical::hd_allreduce_s(p, m, h, c);
+}
+double ps_closed(int p, std::uint64_t m, const analytical::Hop& h, const analytical::Costs& c)
+{
+  return analytical::ps_allreduce_s(p, 1, m, h, c);
+}
+
+} // namespace
+
+TEST_CASE("flow-level ring equals the message level and the closed form on a uniform star, P = 2, 5, 16")
+{
+  check_uniform("ring", {2, 5, 16}, ring_closed);
+}
+
+TEST_CASE("flow-level ring in slices of P x chunk bytes equals the message level's slices, P = 4")
+{
+  // 48 MiB in 1 MiB messages: 12 ring allreduces of 4 MiB back to back at either fidelity.
+  collectives::CollectiveOptions o = costly();
+  o.chunk_bytes = 1 << 20;
+  test::ProbeEngine engine(test::write_star_platform(star(4)));
+  const auto [message, flow] = both_forms(engine, "ring", o, {48 << 20}, {0, 0, 0, 0});
+  const double expected = 12 * analytical::ring_allreduce_s(4, 4 << 20, kHop, {o.msg_overhead_s, o.reduce_s_per_byte});
+  CHECK(std::fabs(message[0].time_s - expected) <= 1e-9 * expected);
+  CHECK(std::fabs(flow[0].time_s - expected) <= 1e-9 * expected);
+  CHECK(flow[0].rank_bytes == 2 * 3 * (48ULL << 20));
+}
+
+TEST_CASE("flow-level recursive doubling equals the message level and the closed form, P = 2, 6, 8, 12")
+{
+  check_uniform("rd", {2, 6, 8, 12}, rd_closed);
+}
+
+TEST_CASE("flow-level halving-doubling equals the message level and the closed form, P = 2, 6, 8, 12, 16")
+{
+  check_uniform("hd", {2, 6, 8, 12, 16}, hd_closed);
+}
+
+TEST_CASE("flow-level parameter server (one dedicated server) equals the message level and the closed form, P = 2, 5")
+{
+  // No per-message overhead: the closed form's P overheads of the pulls are exact only without it (the pulls
+  // overlap the overheads of the later ones).
+  collectives::CollectiveOptions o;
+  o.reduce_s_per_byte = costly().reduce_s_per_byte;
+  o.ps_hosts = {"srv0"};
+  check_uniform("ps", {2, 5}, ps_closed, o, 1);
+}
+
+TEST_CASE("flow-level parameter servers, 2 dedicated servers, split shards: equal to the message level, P = 6")
+{
+  collectives::CollectiveOptions o = costly();
+  o.ps_servers = 2;
+  o.ps_hosts = {"srv0", "srv1"};
+  check_uniform("ps", {6}, nullptr, o, 2);
+}
+
+TEST_CASE("flow-level parameter servers, 2 dedicated servers, round-robin tensors: equal to the message level")
+{
+  collectives::CollectiveOptions o = costly();
+  o.ps_servers = 2;
+  o.ps_hosts = {"srv0", "srv1"};
+  o.ps_sharding = collectives::PsSharding::RoundRobin;
+  check_uniform("ps", {6}, nullptr, o, 2);
+}
+
+namespace {
+
+/** hier with `inter` among the leaders of `nodes` nodes of `per_node` ranks on the uniform star. */
+void check_hier(const std::string& inter, int nodes, int per_node)
+{
+  const int p = nodes * per_node;
+  test::ProbeEngine engine(test::write_star_platform(star(p, inter == "ps" ? 1 : 0)));
+  collectives::CollectiveOptions o = costly();
+  o.inter_algorithm = collectives::find_algorithm(inter)->id;
+  if (inter == "ps")
+    o.ps_hosts = {"srv0"};
+  std::vector<int> node_of_rank;
+  for (int r = 0; r < p; ++r)
+    node_of_rank.push_back(r / per_node);
+  const auto [message, flow] = both_forms(engine, "hier", o, kSizes, node_of_rank);
+  for (std::size_t i = 0; i < kSizes.size(); ++i) {
+    INFO("hier over " << inter << ", " << nodes << " x " << per_node << ", " << kSizes[i] << " B: message "
+                      << message[i].time_s << " s, flow " << flow[i].time_s << " s");
+    CHECK(std::fabs(flow[i].time_s - message[i].time_s) <= 1e-9 * message[i].time_s);
+    CHECK(flow[i].rank_bytes == message[i].rank_bytes);
+    CHECK(flow[i].reported_bytes == message[i].reported_bytes);
+  }
+}
+
+} // namespace
+
+TEST_CASE("flow-level hier over ring equals the message level on a uniform star, 3 nodes x 4")
+{
+  check_hier("ring", 3, 4);
+}
+
+TEST_CASE("flow-level hier over ring equals the message level on a uniform star, 5 nodes x 2")
+{
+  check_hier("ring", 5, 2);
+}
+
+TEST_CASE("flow-level hier over rd equals the message level on a uniform star, 6 nodes x 2")
+{
+  check_hier("rd", 6, 2);
+}
+
+TEST_CASE("flow-level hier over hd equals the message level on a uniform star, 6 nodes x 2")
+{
+  check_hier("hd", 6, 2);
+}
+
+TEST_CASE("flow-level hier over ps equals the message level on a uniform star, 4 nodes x 3")
+{
+  check_hier("ps", 4, 3);
+}
+
+TEST_CASE("flow-level hier on 2 nodes x 4 NVLink GPUs over EDR equals its closed form, as the message level does")
+{
+  test::ProbeEngine engine(test::write_nvlink_ib_platform());
+  const std::uint64_t m = 256 << 20;
+  const auto [message, flow] = both_forms(engine, "hier", {}, {1 << 20, m}, {0, 0, 0, 0, 1, 1, 1, 1});
+  const analytical::Hop nvlink{3.4e-6, 47.9e9}, edr{9.6e-6, 12.2e9};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const std::uint64_t b = i == 0 ? 1 << 20 : m;
+    const double expected = analytical::hier_allreduce_s(4, b, nvlink, analytical::ring_allreduce_s(2, b, edr));
+    CHECK(std::fabs(flow[i].time_s - expected) <= 1e-9 * expected);
+    CHECK(std::fabs(message[i].time_s - expected) <= 1e-9 * expected);
+  }
+}
+
+namespace {
+
+/** Flow time / message time of `algorithm` for each of `sizes` on 8 nodes x 4 V100-PCIe GPUs (the GPUs of a node share
+ *  its PCIe switch and NIC), fat tree of 2 nodes per leaf, 4:1 oversubscribed. */
+std::vector<double> contended_ratios(const std::string& algorithm, const std::vector<std::uint64_t>& sizes)
+{
+  platform::ClusterSpec s;
+  s.nodes = 8;
+  s.gpus_per_node = 4;
+  s.gpu = "V100-PCIe";
+  s = platform::resolve_cluster_spec(s, {"pcie", "ib100", "star"}, platform::SpecNaming::Options);
+  s.topology = platform::Topology::FatTree;
+  s.nodes_per_leaf = 2;
+  s.oversubscription = 4;
+  test::ProbeEngine engine(s);
+  collectives::CollectiveOptions o;
+  o.inter_algorithm = collectives::AlgorithmId::Ring;
+  const auto [message, flow] = both_forms(engine, algorithm, o, sizes);
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    ratios.push_back(flow[i].time_s / message[i].time_s);
+    CHECK(flow[i].rank_bytes == message[i].rank_bytes);
+    CHECK(flow[i].reported_bytes == message[i].reported_bytes);
+  }
+  return ratios;
+}
+
+const std::vector<std::uint64_t> kContendedSizes{64 << 10, 4 << 20, 64 << 20};
+
+/** Every ratio within [low, high] (the measured values are in docs/collectives.md, "Fidelity"). */
+void check_contended(const std::string& algorithm, double low, double high)
+{
+  const auto ratios = contended_ratios(algorithm, kContendedSizes);
+  for (std::size_t i = 0; i < ratios.size(); ++i) {
+    INFO(algorithm << ", " << kContendedSizes[i] << " B: flow / message = " << ratios[i]);
+    CHECK(ratios[i] >= low);
+    CHECK(ratios[i] <= high);
+  }
+}
+
+} // namespace
+
+TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: flow-level ring within its measured band")
+{
+  check_contended("ring", 0.999, 1.001); // measured: 1.000 at every size
+}
+
+TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: flow-level rd within its measured band")
+{
+  check_contended("rd", 0.84, 0.92); // measured: 0.909, 0.853, 0.852
+}
+
+TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: flow-level hd within its measured band")
+{
+  check_contended("hd", 0.94, 1.05); // measured: 1.044, 0.957, 0.955
+}
+
+TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: flow-level ps within its measured band")
+{
+  check_contended("ps", 0.999, 1.001); // measured: 1.000 at every size
+}
+
+TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: flow-level hier within its measured band")
+{
+  check_contended("hier", 0.999, 1.001); // measured: 1.000 at every size
+}
