@@ -453,14 +453,8 @@ ChakraImport import_chakra(const std::vector<ChakraFile>& files, const ImportMet
                                       : "times differ by up to " + std::to_string(largest) + " us (" + largest_at +
                                             "): the workload has " + first.name + "'s"));
 
+  out.workload = workload_from_metadata(meta);
   proto::Workload& w = out.workload;
-  w.set_schema_version(kSchemaVersion);
-  w.set_model(meta.model);
-  w.set_batch_size_per_gpu(meta.batch);
-  w.set_reference_gpu(meta.reference_gpu);
-  w.set_io_s(meta.io_s);
-  w.set_h2d_s(meta.h2d_s);
-  w.set_update_s(meta.update_s);
   for (const auto& l : ref.layers) {
     const Pass& p = l.passes[0];
     if (p.weight_us > std::numeric_limits<std::uint64_t>::max() - p.input_us)

@@ -78,19 +78,6 @@ bool parse_int(const std::string& text, std::int64_t& value)
   return parse_count(text, value);
 }
 
-proto::Workload start(const ImportMetadata& meta)
-{
-  proto::Workload w;
-  w.set_schema_version(kSchemaVersion);
-  w.set_model(meta.model);
-  w.set_batch_size_per_gpu(meta.batch);
-  w.set_reference_gpu(meta.reference_gpu);
-  w.set_io_s(meta.io_s);
-  w.set_h2d_s(meta.h2d_s);
-  w.set_update_s(meta.update_s);
-  return w;
-}
-
 /** Remembers layer names and the line each was first seen on. */
 class NameTable {
 public:
@@ -144,13 +131,26 @@ std::string astra_field_at(const std::string& line, std::size_t column)
 
 } // namespace
 
+proto::Workload workload_from_metadata(const ImportMetadata& meta)
+{
+  proto::Workload w;
+  w.set_schema_version(kSchemaVersion);
+  w.set_model(meta.model);
+  w.set_batch_size_per_gpu(meta.batch);
+  w.set_reference_gpu(meta.reference_gpu);
+  w.set_io_s(meta.io_s);
+  w.set_h2d_s(meta.h2d_s);
+  w.set_update_s(meta.update_s);
+  return w;
+}
+
 proto::Workload import_csv(const std::string& file_text, const std::string& source, CsvHeader header,
                            const ImportMetadata& meta)
 {
   // a spreadsheet's byte-order mark is dropped; invalid UTF-8 is refused naming the column
   const std::string text = checked_utf8(file_text, source, csv_field_at);
   static const char* const kHeader = "layer,forward_ms,backward_ms,gradient_bytes";
-  proto::Workload w = start(meta);
+  proto::Workload w = workload_from_metadata(meta);
   NameTable names;
   std::istringstream in(text);
   std::string raw;
@@ -296,7 +296,7 @@ proto::Workload import_astra(const std::string& file_text, const std::string& so
   const std::string text = checked_utf8(file_text, source, astra_field_at);
   if (!std::isfinite(cycles_per_s) || !(cycles_per_s > 0))
     throw ConfigError(field("frequency_hz") + " must be a finite number > 0 (got " + format_double(cycles_per_s) + ")");
-  proto::Workload w = start(meta);
+  proto::Workload w = workload_from_metadata(meta);
   NameTable names;
   std::istringstream in(text);
   std::string raw;

@@ -27,6 +27,10 @@ enum class CsvHeader {
 /** @brief Parses "auto" / "yes" / "no"; throws ConfigError naming `what` otherwise. */
 CsvHeader parse_csv_header(const std::string& text, const std::string& what);
 
+/** @brief An imported workload's header: schema version and the metadata's fields, no layers yet (every importer
+ *  starts from it). */
+proto::Workload workload_from_metadata(const ImportMetadata& meta);
+
 /** @brief CSV `layer,forward_ms,backward_ms,gradient_bytes`, one layer per line in forward order; blank lines and
  *  lines starting with '#' are skipped; fields are trimmed; no quoting (names cannot contain commas).
  *  Throws InputError "<source>:<line>: ..." for a malformed line. */
