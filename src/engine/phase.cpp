@@ -55,7 +55,12 @@ struct Phase::Impl {
       , world_(hosts_of(spec.ranks), spec.node_of_rank, spec.options, name_)
       , states_(spec.ranks.size())
       , finished_(spec.iterations, 0)
+      , limit_(spec.iterations)
   {
+    if (spec.replicate_iterations && iterations_ > 1) {
+      barrier_ = dag::iteration_barrier(dag_);
+      probe_ = barrier_ >= 0 ? Probe::Open : Probe::Off;
+    }
     const std::size_t tasks = dag_.tasks.size();
     for (auto& s : states_)
       s.done.assign(static_cast<std::size_t>(iterations_) * tasks, 0);
@@ -105,6 +110,17 @@ struct Phase::Impl {
       for (int id : it->second) {
         links_[id].bytes += bytes;
         links_[id].spans.emplace_back(start, end);
+      }
+    }
+    /** The traffic logged so far happens `times` times in all, the k-th copy `k` x `period` seconds later. */
+    void repeat(unsigned times, double period)
+    {
+      for (auto& l : links_) {
+        l.bytes *= times;
+        const std::size_t n = l.spans.size();
+        for (unsigned k = 1; k < times; ++k)
+          for (std::size_t i = 0; i < n; ++i)
+            l.spans.emplace_back(l.spans[i].first + k * period, l.spans[i].second + k * period);
       }
     }
     /** Links with traffic, busiest first. */
@@ -168,6 +184,7 @@ struct Phase::Impl {
   {
     start_ = sg4::Engine::get_clock();
     std::vector<sg4::ActorPtr> actors = collective_.start(world_, aggregation_sequence());
+    services_ = actors; // the collective's own actors (parameter servers): stopped if the iterations repeat
     for (int r = 0; r < world_.size(); ++r) {
       const std::string id = name_ + "-rank" + std::to_string(r);
       actors.push_back(sg4::Actor::create(id + "-compute", world_.host(r),
@@ -193,10 +210,14 @@ struct Phase::Impl {
     for (auto& a : actors)
       a->join();
     result_.duration_s = sg4::Engine::get_clock() - start_;
+    const unsigned copies = probe_ == Probe::Identical ? iterations_ : 1;
+    result_.iterations_simulated = probe_ == Probe::Identical ? 1 : iterations_;
+    if (copies > 1)
+      replicate(barrier_end_ - start_);
     result_.links = links_.usage(start_);
     for (int r = 0; r < world_.size(); ++r) {
-      result_.bytes_sent.push_back(world_.bytes_sent(r));
-      result_.bytes_received.push_back(world_.bytes_received(r));
+      result_.bytes_sent.push_back(world_.bytes_sent(r) * copies);
+      result_.bytes_received.push_back(world_.bytes_received(r) * copies);
     }
     return std::move(result_);
   }
@@ -245,8 +266,74 @@ private:
     RankState& state = states_[rank];
     ++state.waiting; // before the lock: a notifier that runs meanwhile sees it
     std::unique_lock<sg4::Mutex> lock(*state.mutex);
-    state.cv->wait(lock, [&] { return ready(rank, it, task); });
+    state.cv->wait(lock, [&] { return ready(rank, it, task) || !runs(it); });
     --state.waiting;
+  }
+
+  // --- Replication: when dag::iteration_barrier names the task that closes every iteration, the phase watches
+  // iteration 0's. If it ends on every rank at one instant T, all of iteration 0 has ended everywhere, and at T
+  // a rank that got there first can only have started iteration 1's tasks on its own GPU (no aggregation: those
+  // need the other ranks; if one was started all the same, the phase simulates every iteration). Every later
+  // iteration is then iteration 0 shifted by T: the streams stop at T, what iteration 1 started on a rank's own GPU
+  // finishes unrecorded, and run() copies iteration 0. Nothing changes in the order the simulation runs until
+  // that is decided, so a phase that does not repeat runs exactly as without the check.
+
+  bool runs(int it) const { return it < static_cast<int>(limit_); }
+
+  /** An aggregation of iteration `it` starts. */
+  void note_aggregation(int it)
+  {
+    if (it >= 1 && probe_ == Probe::Open)
+      probe_ = Probe::Different; // it involves ranks still in iteration 0 (or about to stop): keep simulating
+  }
+
+  /** Iteration 0's barrier task ended on a rank at `end`. */
+  void note_barrier(double end)
+  {
+    if (barrier_ranks_++ == 0)
+      barrier_end_ = end;
+    else if (end != barrier_end_)
+      probe_ = Probe::Different; // some rank ends iteration 0 later: simulate every iteration
+    if (probe_ != Probe::Open || barrier_ranks_ < world_.size())
+      return;
+    probe_ = Probe::Identical;
+    limit_ = 1;
+    for (auto& a : services_) // parameter servers wait for iteration 1's gradients
+      a->kill();
+    for (auto& state : states_)
+      if (state.waiting > 0) {
+        std::unique_lock<sg4::Mutex> lock(*state.mutex);
+        state.cv->notify_all();
+      }
+    if (dag_.comm_policy == dag::CommPolicy::Priority) {
+      wake_scheduler();
+      for (auto& q : queues_)
+        if (q.waiting) {
+          std::unique_lock<sg4::Mutex> lock(*q.mutex);
+          q.cv->notify_one();
+        }
+    }
+  }
+
+  /** Iterations 1.. as copies of iteration 0, every one `period` seconds after the one before. */
+  void replicate(double period)
+  {
+    const std::size_t n = result_.records.size();
+    result_.records.reserve(n * iterations_);
+    for (unsigned k = 1; k < iterations_; ++k) {
+      const double shift = k * period;
+      for (std::size_t i = 0; i < n; ++i) {
+        dag::TaskRecord r = result_.records[i];
+        r.iteration = static_cast<int>(k);
+        r.start_s += shift;
+        r.end_s += shift;
+        result_.records.push_back(r);
+      }
+      if (progress_)
+        progress_(name_, k, (k + 1) * period);
+    }
+    links_.repeat(iterations_, period);
+    result_.duration_s = iterations_ * period;
   }
 
   /** Runs the entries k of `order` (counted over all slots) with k mod `lanes` = `lane`. */
@@ -262,14 +349,18 @@ private:
         if (it < 0 || it >= static_cast<int>(iterations_))
           continue;
         const dag::Task& task = dag_.tasks[order[j].task];
+        if (!runs(it))
+          return;
         wait_ready(rank, it, task);
+        if (!runs(it))
+          return;
         const double start = sg4::Engine::get_clock();
-        execute(rank, task, group);
+        execute(rank, it, task, group);
         finish(rank, it, task.id, start);
       }
   }
 
-  void execute(int rank, const dag::Task& task, collectives::Group& group)
+  void execute(int rank, int it, const dag::Task& task, collectives::Group& group)
   {
     switch (task.kind) {
     case dag::TaskKind::Io:
@@ -285,6 +376,7 @@ private:
         sg4::this_actor::execute(task.duration_s * reference_speed_);
       break;
     case dag::TaskKind::Aggregation: {
+      note_aggregation(it);
       const sg4::ExecPtr load = start_interference();
       collective_.allreduce(group, rank, task.bytes);
       if (load)
@@ -312,9 +404,13 @@ private:
   void finish(int rank, int it, int id, double start)
   {
     const double end = sg4::Engine::get_clock();
+    if (!runs(it))
+      return; // started on a rank's own GPU at the instant the iterations were found to repeat
     result_.records.push_back(dag::TaskRecord{rank, it, id, start - start_, end - start_});
     RankState& state = states_[rank];
     state.done[static_cast<std::size_t>(it) * dag_.tasks.size() + id] = 1;
+    if (probe_ == Probe::Open && it == 0 && id == barrier_)
+      note_barrier(end);
     if (state.waiting > 0) {
       std::unique_lock<sg4::Mutex> lock(*state.mutex);
       state.cv->notify_all();
@@ -365,9 +461,8 @@ private:
 
   void schedule_priority()
   {
-    const std::size_t total = static_cast<std::size_t>(iterations_) * dag_.communication.size();
     std::size_t launched = 0;
-    while (launched < total) {
+    while (launched < committed_total()) {
       std::unique_lock<sg4::Mutex> lock(*scheduler_mutex_);
       while (!ready_heap_.empty()) {
         const auto [it, prio, agg] = ready_heap_.top();
@@ -377,10 +472,13 @@ private:
         launch(it, agg);
         ++launched;
       }
-      if (launched < total)
+      if (launched < committed_total())
         scheduler_cv_->wait(lock);
     }
   }
+
+  /** Aggregations the priority policy commits in the phase (fewer when the iterations repeat). */
+  std::size_t committed_total() const { return static_cast<std::size_t>(limit_) * dag_.communication.size(); }
 
   /** One aggregation every rank runs; `remaining` counts the ranks that still hold no result. */
   struct Job {
@@ -415,17 +513,19 @@ private:
   void run_committed(int r)
   {
     CommQueue& q = queues_[r];
-    const std::size_t total = static_cast<std::size_t>(iterations_) * dag_.communication.size();
-    for (std::size_t k = 0; k < total; ++k) {
+    for (std::size_t k = 0; k < committed_total(); ++k) {
       if (q.jobs.empty()) {
         std::unique_lock<sg4::Mutex> lock(*q.mutex);
         q.waiting = true;
-        q.cv->wait(lock, [&] { return !q.jobs.empty(); });
+        q.cv->wait(lock, [&] { return !q.jobs.empty() || k >= committed_total(); });
         q.waiting = false;
+        if (q.jobs.empty())
+          return; // the iterations repeat: nothing more is committed
       }
       const Job job = q.jobs.front();
       q.jobs.pop_front();
       const double start = sg4::Engine::get_clock();
+      note_aggregation(job.it);
       collective_.allreduce(*groups_[0], r, dag_.tasks[job.agg].bytes);
       finish(r, job.it, job.agg, start);
       if (--*job.remaining == 0) { // every rank holds the result: its credit is free again
@@ -452,6 +552,15 @@ private:
   dag::PhaseResult result_;
   LinkLog links_;
   double start_ = 0;
+
+  // Replication (note_barrier(), replicate()).
+  enum class Probe { Off, Open, Identical, Different };
+  Probe probe_ = Probe::Off;
+  int barrier_ = -1;                    ///< dag::iteration_barrier, or -1
+  int barrier_ranks_ = 0;               ///< ranks whose iteration 0 barrier task has ended
+  double barrier_end_ = 0;              ///< when the first of them did (clock)
+  unsigned limit_;                      ///< iterations the streams run
+  std::vector<sg4::ActorPtr> services_; ///< the collective's actors
 
   // Priority policy.
   std::vector<std::vector<int>> priority_dependents_; ///< task -> aggregations that wait for it

@@ -25,6 +25,9 @@ struct PhaseSpec {
   double reference_speed = 0;                                       ///< FLOP/s of the workload's reference GPU
   const dag::ProgressFn* progress = nullptr;                        ///< may point to an empty function
   const dag::AggregationProgressFn* aggregation_progress = nullptr; ///< may point to an empty function
+  /** Simulate one iteration and copy it for the others when they provably equal it (dag::iteration_barrier, and
+   *  every rank ends the first at one instant); false: simulate every iteration. */
+  bool replicate_iterations = true;
 };
 
 /** @brief A phase, prepared outside any actor (the collective's prepare() may throw ConfigError). */

@@ -13,6 +13,8 @@
 #include <cmath>
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Host.hpp>
 
 namespace sg4 = simgrid::s4u;
@@ -85,6 +87,20 @@ double reference_speed(const std::string& gpu)
   return spec->peak_fp32_flops;
 }
 
+/** Activities SimGrid started: transfers, executions and sleeps (one signal each; a counter, nothing else). */
+std::uint64_t g_activities = 0;
+
+void count_activities()
+{
+  static bool connected = false; // one engine per process: connected once
+  if (connected)
+    return;
+  connected = true;
+  sg4::Comm::on_send_cb([](const sg4::Comm&) { ++g_activities; }); // one per transfer (all go through mailboxes)
+  sg4::Exec::on_start_cb([](const sg4::Exec&) { ++g_activities; });
+  sg4::Actor::on_sleep_cb([](const sg4::Actor&) { ++g_activities; });
+}
+
 } // namespace
 
 struct Simulation::Impl {
@@ -144,20 +160,28 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::Iterat
   if (input.dry_run)
     return out;
 
+  // The multi-GPU phase alone may copy iterations: the baseline (one GPU) is cheap, and copying its iterations would
+  // start the multi-GPU phase at another clock, which moves its times by roundings (the golden report's last digits).
   auto phase = [&](std::string name, const dag::IterationDag* graph, std::vector<platform::GpuHost> ranks,
-                   std::vector<int> nodes) {
-    return std::make_unique<Phase>(PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes),
-                                             impl_->collective.get(), input.collective, input.iterations,
-                                             impl_->reference_speed, &input.progress, &input.aggregation_progress});
+                   std::vector<int> nodes, bool replicate) {
+    return std::make_unique<Phase>(
+        PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes), impl_->collective.get(), input.collective,
+                  input.iterations, impl_->reference_speed, &input.progress, &input.aggregation_progress, replicate});
   };
   std::unique_ptr<Phase> single;
   if (input.single_gpu_baseline && setup.ranks.size() > 1)
-    single = phase("single", baseline ? baseline : &dag, {setup.ranks[0]}, {0});
-  auto multi = phase("multi", &dag, setup.ranks, setup.node_of_rank);
+    single = phase("single", baseline ? baseline : &dag, {setup.ranks[0]}, {0}, false);
+  auto multi = phase("multi", &dag, setup.ranks, setup.node_of_rank, input.replicate_iterations);
+  count_activities();
   sg4::Actor::create("ddlsim-driver", setup.ranks[0].host, [&] {
-    if (single)
+    if (single) {
+      const std::uint64_t before = g_activities;
       out.single = single->run();
+      out.single->activities = g_activities - before;
+    }
+    const std::uint64_t before = g_activities;
     out.multi = multi->run();
+    out.multi.activities = g_activities - before;
   });
   setup.engine->run();
 

@@ -23,11 +23,14 @@ struct SimulationInput {
   collectives::AlgorithmSpec algorithm;
   collectives::CollectiveOptions collective; ///< algorithm knobs (overhead, reduce cost, servers, ...)
   unsigned iterations = 1;
-  unsigned ranks = 0;                              ///< 0: every GPU host
-  std::vector<std::string> hosts;                  ///< explicit rank -> host list (empty: natural order)
-  std::vector<std::string> simgrid_cfg;            ///< "key:value" pairs applied after the defaults
-  bool single_gpu_baseline = true;                 ///< also simulate one GPU alone (on rank 0's host) first
-  bool dry_run = false;                            ///< load and map only, simulate nothing
+  unsigned ranks = 0;                   ///< 0: every GPU host
+  std::vector<std::string> hosts;       ///< explicit rank -> host list (empty: natural order)
+  std::vector<std::string> simgrid_cfg; ///< "key:value" pairs applied after the defaults
+  bool single_gpu_baseline = true;      ///< also simulate one GPU alone (on rank 0's host) first
+  bool dry_run = false;                 ///< load and map only, simulate nothing
+  /** Simulate one iteration and copy it for the others where they provably equal it (PhaseSpec); false:
+   *  simulate every iteration. */
+  bool replicate_iterations = true;
   dag::ProgressFn progress;                        ///< may be empty
   dag::AggregationProgressFn aggregation_progress; ///< inside long iterations; may be empty
 };
