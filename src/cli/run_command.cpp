@@ -132,6 +132,7 @@ ResolvedRun resolve_run(RunOptions& o)
   in.simgrid_cfg = o.simgrid_cfg;
   in.dry_run = o.dump_config;
   in.replicate_iterations = !o.every_iteration;
+  in.link_timelines = !o.trace.empty(); // only the trace draws the transfers in flight
   return r;
 }
 

@@ -55,6 +55,7 @@ struct Phase::Impl {
       , world_(hosts_of(spec.ranks), spec.node_of_rank, spec.options, name_)
       , states_(spec.ranks.size())
       , finished_(spec.iterations, 0)
+      , links_(spec.link_timelines)
       , limit_(spec.iterations)
   {
     if (spec.replicate_iterations && iterations_ > 1) {
@@ -88,6 +89,12 @@ struct Phase::Impl {
   /** Where the transfers went: bytes and busy spans per link, from each transfer's route (cached per pair). */
   class LinkLog {
   public:
+    /** `timelines`: keep every transfer's span, for the transfers in flight over time (the trace's counter tracks);
+     *  otherwise a link's spans are merged into its busy intervals whenever they pile up (same busy time). */
+    explicit LinkLog(bool timelines)
+        : timelines_(timelines)
+    {
+    }
     void add(const collectives::CommWorld& world, int from, int to, std::uint64_t bytes, double start, double end)
     {
       const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
@@ -108,8 +115,13 @@ struct Phase::Impl {
         it = routes_.emplace(key, std::move(ids)).first;
       }
       for (int id : it->second) {
-        links_[id].bytes += bytes;
-        links_[id].spans.emplace_back(start, end);
+        Entry& l = links_[id];
+        l.bytes += bytes;
+        l.spans.emplace_back(start, end);
+        if (!timelines_ && l.spans.size() >= l.compact_at) {
+          merge(l.spans);
+          l.compact_at = std::max<std::size_t>(2 * l.spans.size(), kCompactMin);
+        }
       }
     }
     /** The traffic logged so far happens `times` times in all, the k-th copy `k` x `period` seconds later. */
@@ -131,6 +143,8 @@ struct Phase::Impl {
       std::vector<dag::LinkUsage> out;
       std::vector<std::vector<std::pair<double, int>>> steps;
       for (auto& l : links_) {
+        if (!timelines_)
+          merge(l.spans); // the busy intervals: summed below in the same order as the spans they merge
         std::sort(l.spans.begin(), l.spans.end());
         double busy = 0, open = -1, close = -1;
         for (const auto& [s, e] : l.spans) {
@@ -144,6 +158,8 @@ struct Phase::Impl {
         }
         busy += close - open;
         out.push_back({l.link->get_name(), l.link->get_bandwidth(), l.bytes, busy, {}});
+        if (!timelines_)
+          continue;
         std::vector<std::pair<double, int>> changes; // +1 at each start, -1 at each end
         for (const auto& [s, e] : l.spans) {
           changes.emplace_back(s - phase_start, 1);
@@ -169,11 +185,32 @@ struct Phase::Impl {
     static constexpr std::size_t kTracedLinks = 8; ///< links whose traffic the trace draws
 
   private:
+    static constexpr std::size_t kCompactMin = 1024; ///< spans a link holds before they are first merged
     struct Entry {
       sg4::Link* link;
       std::uint64_t bytes;
       std::vector<std::pair<double, double>> spans;
+      std::size_t compact_at = kCompactMin;
     };
+
+    /** Replaces `spans` by their union: sorted, disjoint intervals (touching ones merged, as usage() merges). The
+     *  union of the merged intervals and later spans is the union of all spans, so usage() sums the same
+     *  intervals, in the same order, as it would from every span. */
+    static void merge(std::vector<std::pair<double, double>>& spans)
+    {
+      std::sort(spans.begin(), spans.end());
+      std::size_t n = 0;
+      for (const auto& [s, e] : spans) {
+        if (n > 0 && s <= spans[n - 1].second)
+          spans[n - 1].second = std::max(spans[n - 1].second, e);
+        else
+          spans[n++] = {s, e};
+      }
+      spans.resize(n);
+      spans.shrink_to_fit();
+    }
+
+    bool timelines_;
     std::unordered_map<std::uint64_t, std::vector<int>> routes_;
     std::unordered_map<sg4::Link*, int> index_;
     std::vector<Entry> links_;

@@ -28,6 +28,9 @@ struct PhaseSpec {
   /** Simulate one iteration and copy it for the others when they provably equal it (dag::iteration_barrier, and
    *  every rank ends the first at one instant); false: simulate every iteration. */
   bool replicate_iterations = true;
+  /** Keep every transfer's span on the busiest links for the transfers in flight over time (LinkUsage::in_flight,
+   *  the trace's counter tracks); false: only the busy time, from merged spans (far less memory at scale). */
+  bool link_timelines = true;
 };
 
 /** @brief A phase, prepared outside any actor (the collective's prepare() may throw ConfigError). */

@@ -164,9 +164,10 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::Iterat
   // start the multi-GPU phase at another clock, which moves its times by roundings (the golden report's last digits).
   auto phase = [&](std::string name, const dag::IterationDag* graph, std::vector<platform::GpuHost> ranks,
                    std::vector<int> nodes, bool replicate) {
-    return std::make_unique<Phase>(
-        PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes), impl_->collective.get(), input.collective,
-                  input.iterations, impl_->reference_speed, &input.progress, &input.aggregation_progress, replicate});
+    return std::make_unique<Phase>(PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes),
+                                             impl_->collective.get(), input.collective, input.iterations,
+                                             impl_->reference_speed, &input.progress, &input.aggregation_progress,
+                                             replicate, input.link_timelines});
   };
   std::unique_ptr<Phase> single;
   if (input.single_gpu_baseline && setup.ranks.size() > 1)

@@ -31,6 +31,9 @@ struct SimulationInput {
   /** Simulate one iteration and copy it for the others where they provably equal it (PhaseSpec); false:
    *  simulate every iteration. */
   bool replicate_iterations = true;
+  /** Keep the transfers in flight over time on the busiest links (LinkUsage::in_flight, for a trace); false: only
+   *  each link's bytes and busy time. */
+  bool link_timelines = true;
   dag::ProgressFn progress;                        ///< may be empty
   dag::AggregationProgressFn aggregation_progress; ///< inside long iterations; may be empty
 };
