@@ -355,6 +355,10 @@ private:
   /** Iterations 1.. as copies of iteration 0, every one `period` seconds after the one before. */
   void replicate(double period)
   {
+    // Tasks of iteration 1 that took no time and ended at the instant of the decision, before it, are dropped too.
+    auto& records = result_.records;
+    records.erase(std::remove_if(records.begin(), records.end(), [](const auto& r) { return r.iteration != 0; }),
+                  records.end());
     const std::size_t n = result_.records.size();
     result_.records.reserve(n * iterations_);
     for (unsigned k = 1; k < iterations_; ++k) {
