@@ -11,6 +11,8 @@
 #include "hardware/gpu_catalog.hpp"
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -101,6 +103,47 @@ void count_activities()
   sg4::Actor::on_sleep_cb([](const sg4::Actor&) { ++g_activities; });
 }
 
+/** Linux's limit on memory mappings per process (vm.max_map_count), or 0 when it cannot be read; the environment
+ *  variable DDLSIM_MAX_MAP_COUNT replaces it (the tests use it to try the limit without 16,384 GPUs). */
+std::size_t max_map_count()
+{
+  if (const char* forced = std::getenv("DDLSIM_MAX_MAP_COUNT"))
+    return std::strtoull(forced, nullptr, 10);
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  std::size_t n = 0;
+  return in >> n ? n : 0;
+}
+
+/** SimGrid maps a stack for every actor and protects a guard page at its end, which splits the mapping in two; at
+ *  16,384 GPUs (two stream actors each) that is more than Linux's default limit of 65,530 mappings, and SimGrid
+ *  aborts ("Failed to protect stack"). Where the actors would not fit, the guard pages go (contexts/guard-size:0,
+ *  recorded in the run's --cfg list: one mapping per stack; a stack overflow is then not caught, and ddlsim's actors
+ *  recurse nowhere), unless the user chose a guard size; where even that does not fit, the run is refused. */
+void fit_stacks(Setup& setup, const dag::IterationDag& dag, const collectives::CollectiveOptions& options)
+{
+  const std::size_t limit = max_map_count();
+  if (limit == 0)
+    return;
+  const std::size_t per_rank =
+      1 + (dag.input.empty() ? 0 : 1) + (dag.timer.empty() ? 0 : 1) + std::size_t(std::max(dag.comm_streams, 1));
+  const std::size_t actors = setup.ranks.size() * per_rank + std::size_t(options.ps_servers) + 64;
+  const std::size_t reserve = 4096; // libraries, heap arenas, the platform
+  for (const auto& cfg : setup.simgrid_cfg)
+    if (cfg.rfind("contexts/guard-size:", 0) == 0)
+      return; // the user's choice
+  if (2 * actors + reserve <= limit)
+    return;
+  if (actors + reserve > limit)
+    throw ConfigError("this run needs about " + std::to_string(actors + reserve) + " memory mappings (" +
+                      std::to_string(actors) + " SimGrid actor stacks and about " + std::to_string(reserve) +
+                      " for the rest of the process), more than this machine's limit of " + std::to_string(limit) +
+                      " (vm.max_map_count): raise it (sysctl -w vm.max_map_count=" +
+                      std::to_string(2 * (actors + reserve)) + ") or simulate fewer GPUs");
+  const std::string cfg = "contexts/guard-size:0";
+  sg4::Engine::set_config(cfg);
+  setup.simgrid_cfg.push_back(cfg);
+}
+
 } // namespace
 
 struct Simulation::Impl {
@@ -154,6 +197,7 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::Iterat
   const SimulationInput& input = impl_->input;
   Setup& setup = impl_->setup;
   SimulationOutput out;
+  fit_stacks(setup, dag, input.collective);
   out.simgrid_cfg = setup.simgrid_cfg;
   out.hosts = setup.host_names;
   check_record_count(input, setup.ranks.size(), dag);
