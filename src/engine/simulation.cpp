@@ -13,6 +13,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -142,6 +145,13 @@ void fit_stacks(Setup& setup, const dag::IterationDag& dag, const collectives::C
   const std::string cfg = "contexts/guard-size:0";
   sg4::Engine::set_config(cfg);
   setup.simgrid_cfg.push_back(cfg);
+#ifdef __GLIBC__
+  // Without a guard page SimGrid callocs each stack; glibc's mmap threshold has grown by then (it follows the largest
+  // block freed), so the stacks came from the heap and calloc zeroed every page: ring at 4,096 GPUs with
+  // contexts/guard-size:0 peaked at 1,255 MiB instead of 207. A fixed threshold below the smallest stack (64 KiB)
+  // maps each stack fresh, and only the pages an actor touches are resident (257 MiB; docs/performance.md).
+  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+#endif
 }
 
 } // namespace
