@@ -23,6 +23,7 @@ struct RunOptions {
   ScheduleCli schedule;                 ///< the schedule and its knobs
   bool analytical = false;              ///< also print the closed-form critical path
   bool explain = false;                 ///< also explain the iteration
+  bool every_iteration = false;         ///< simulate every iteration (no copies of the first)
   AggregationCli aggregation;           ///< algorithm and its knobs
   int iterations = 3;                   ///< iterations simulated back to back
   std::string report;                   ///< JSON report path (empty: none)

@@ -57,6 +57,9 @@ po::options_description run_options(RunOptions& o)
   auto add_model = model.add_options();
   add_model("iterations", po::value(&o.iterations)->default_value(o.iterations)->value_name("N"),
             "iterations simulated back to back; the report averages those after the warm-up");
+  add_model("every-iteration", po::bool_switch(&o.every_iteration),
+            "simulate every iteration even where they provably repeat the first (by default such runs simulate one "
+            "and copy it; the report's iterations_simulated says which)");
   add_model("explain", po::bool_switch(&o.explain),
             "also explain the iteration: its critical path, where communication went, what would shorten it most "
             "(each change simulated in a run of its own) and what the run assumed");
@@ -139,6 +142,8 @@ ResolvedRun resolve_run(RunOptions& o)
   in.hosts = parse_host_list(o.hosts, "--hosts");
   in.simgrid_cfg = o.simgrid_cfg;
   in.dry_run = o.dump_config;
+  in.replicate_iterations = !o.every_iteration;
+  in.link_timelines = !o.trace.empty(); // only the trace draws the transfers in flight
   return r;
 }
 

@@ -54,6 +54,32 @@ int IterationDag::max_shift() const
   return shift;
 }
 
+int iteration_barrier(const IterationDag& dag)
+{
+  if (dag.tasks.empty() || dag.max_shift() != 0)
+    return -1;
+  std::vector<char> has_dependent(dag.tasks.size(), 0);
+  for (const auto& t : dag.tasks) {
+    for (int d : t.deps)
+      has_dependent[d] = 1;
+    for (const auto& o : t.other)
+      if (o.offset >= 0)
+        return -1;
+  }
+  int sink = -1;
+  for (const auto& t : dag.tasks)
+    if (!has_dependent[t.id]) {
+      if (sink >= 0)
+        return -1; // two sinks: one may still run when the other has ended
+      sink = t.id;
+    }
+  for (const auto& t : dag.tasks)
+    if (t.deps.empty() &&
+        std::none_of(t.other.begin(), t.other.end(), [&](const Dep& d) { return d.task == sink && d.offset == -1; }))
+      return -1; // a root that may start before the previous iteration has ended on its rank
+  return sink;
+}
+
 namespace {
 
 /** Adds tasks, places them on their streams, and writes the stream order as edges at the end. */

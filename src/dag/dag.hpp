@@ -102,6 +102,16 @@ struct IterationDag {
   int max_shift() const;
 };
 
+/** @brief The task that closes every iteration on a rank when the graph makes iterations repeat exactly, else -1.
+ *  It is the iteration's only sink (every task of the iteration comes before it), no task is shifted into a later
+ *  slot, every dependency on another iteration points to an earlier one, and every task without a dependency in
+ *  its own iteration waits for that task of the iteration before. Then iteration i + 1 of a rank starts only when
+ *  iteration i has ended on that rank; if that happens at one instant on every rank, nothing of iteration i is
+ *  left anywhere and iteration i + 1 starts from the state iteration 0 started from, shifted in time. (The engine
+ *  checks the instant; an I/O prefetch, a per-layer update or a schedule that pipelines across iterations fails
+ *  the graph test.) */
+int iteration_barrier(const IterationDag& dag);
+
 /** @brief The knobs of the schedules (defaults and their sources in docs/schedules.md). */
 struct ScheduleOptions {
   Schedule schedule = Schedule::Wfbp;

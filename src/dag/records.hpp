@@ -44,6 +44,10 @@ struct PhaseResult {
   std::vector<std::string> hosts; ///< host of each rank
   std::vector<std::string> gpus;  ///< GPU model of each rank
   unsigned iterations = 0;
+  /** Iterations the engine simulated; the others (iterations_simulated..iterations - 1) are copies of the last
+   *  simulated one, shifted in time, because every iteration provably equals it (engine/phase.cpp, replication). */
+  unsigned iterations_simulated = 0;
+  std::uint64_t activities = 0;              ///< SimGrid activities the phase completed (transfers, executions, sleeps)
   std::vector<TaskRecord> records;           ///< in completion order
   std::vector<std::uint64_t> bytes_sent;     ///< per rank, all iterations
   std::vector<std::uint64_t> bytes_received; ///< per rank, all iterations

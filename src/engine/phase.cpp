@@ -14,6 +14,7 @@
 #include <simgrid/s4u/Mutex.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <limits>
 #include <mutex>
@@ -61,7 +62,13 @@ struct Phase::Impl {
       , states_(spec.ranks.size())
       , finished_(spec.iterations, 0)
       , iteration_end_(spec.iterations, 0.0)
+      , links_(spec.link_timelines)
+      , limit_(spec.iterations)
   {
+    if (spec.replicate_iterations && iterations_ > 1) {
+      barrier_ = dag::iteration_barrier(dag_);
+      probe_ = barrier_ >= 0 ? Probe::Open : Probe::Off;
+    }
     const std::size_t tasks = dag_.tasks.size();
     for (auto& s : states_)
       s.done_at.assign(static_cast<std::size_t>(iterations_) * tasks, kNotYet);
@@ -95,6 +102,12 @@ struct Phase::Impl {
   /** Where the transfers went: bytes and busy spans per link, from each transfer's route (cached per pair). */
   class LinkLog {
   public:
+    /** `timelines`: keep every transfer's span, for the transfers in flight over time (the trace's counter tracks);
+     *  otherwise a link's spans are merged into its busy intervals whenever they pile up (same busy time). */
+    explicit LinkLog(bool timelines)
+        : timelines_(timelines)
+    {
+    }
     void add(const collectives::CommWorld& world, int from, int to, std::uint64_t bytes, double start, double end)
     {
       const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
@@ -115,8 +128,24 @@ struct Phase::Impl {
         it = routes_.emplace(key, std::move(ids)).first;
       }
       for (int id : it->second) {
-        links_[id].bytes += bytes;
-        links_[id].spans.emplace_back(start, end);
+        Entry& l = links_[id];
+        l.bytes += bytes;
+        l.spans.emplace_back(start, end);
+        if (!timelines_ && l.spans.size() >= l.compact_at) {
+          merge(l.spans);
+          l.compact_at = std::max<std::size_t>(2 * l.spans.size(), kCompactMin);
+        }
+      }
+    }
+    /** The traffic logged so far happens `times` times in all, the k-th copy `k` x `period` seconds later. */
+    void repeat(unsigned times, double period)
+    {
+      for (auto& l : links_) {
+        l.bytes *= times;
+        const std::size_t n = l.spans.size();
+        for (unsigned k = 1; k < times; ++k)
+          for (std::size_t i = 0; i < n; ++i)
+            l.spans.emplace_back(l.spans[i].first + k * period, l.spans[i].second + k * period);
       }
     }
     /** Links with traffic, busiest first. */
@@ -127,6 +156,8 @@ struct Phase::Impl {
       std::vector<dag::LinkUsage> out;
       std::vector<std::vector<std::pair<double, int>>> steps;
       for (auto& l : links_) {
+        if (!timelines_)
+          merge(l.spans); // the busy intervals: summed below in the same order as the spans they merge
         std::sort(l.spans.begin(), l.spans.end());
         double busy = 0, open = -1, close = -1;
         for (const auto& [s, e] : l.spans) {
@@ -140,6 +171,8 @@ struct Phase::Impl {
         }
         busy += close - open;
         out.push_back({l.link->get_name(), l.link->get_bandwidth(), l.bytes, busy, {}});
+        if (!timelines_)
+          continue;
         std::vector<std::pair<double, int>> changes; // +1 at each start, -1 at each end
         for (const auto& [s, e] : l.spans) {
           changes.emplace_back(s - phase_start, 1);
@@ -155,9 +188,18 @@ struct Phase::Impl {
             out.back().in_flight.emplace_back(t, n);
         }
       }
-      std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-        return a.busy_s != b.busy_s ? a.busy_s > b.busy_s : a.name < b.name;
-      });
+      // Busiest first; links whose busy times agree to 1e-9 (relative) count as equally busy and go by name, so that
+      // they keep one order whether their busy time was summed from simulated spans or from copied ones (the sums
+      // differ in the last bits). Groups: runs of the sorted list within 1e-9 of the run's first.
+      std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.busy_s > b.busy_s; });
+      for (std::size_t first = 0; first < out.size();) {
+        std::size_t last = first + 1;
+        while (last < out.size() && out[first].busy_s - out[last].busy_s <= 1e-9 * out[first].busy_s)
+          ++last;
+        std::sort(out.begin() + first, out.begin() + last,
+                  [](const auto& a, const auto& b) { return a.name < b.name; });
+        first = last;
+      }
       for (std::size_t i = kTracedLinks; i < out.size(); ++i)
         out[i].in_flight = {};
       return out;
@@ -165,11 +207,32 @@ struct Phase::Impl {
     static constexpr std::size_t kTracedLinks = 8; ///< links whose traffic the trace draws
 
   private:
+    static constexpr std::size_t kCompactMin = 1024; ///< spans a link holds before they are first merged
     struct Entry {
       sg4::Link* link;
       std::uint64_t bytes;
       std::vector<std::pair<double, double>> spans;
+      std::size_t compact_at = kCompactMin;
     };
+
+    /** Replaces `spans` by their union: sorted, disjoint intervals (touching ones merged, as usage() merges). The
+     *  union of the merged intervals and later spans is the union of all spans, so usage() sums the same
+     *  intervals, in the same order, as it would from every span. */
+    static void merge(std::vector<std::pair<double, double>>& spans)
+    {
+      std::sort(spans.begin(), spans.end());
+      std::size_t n = 0;
+      for (const auto& [s, e] : spans) {
+        if (n > 0 && s <= spans[n - 1].second)
+          spans[n - 1].second = std::max(spans[n - 1].second, e);
+        else
+          spans[n++] = {s, e};
+      }
+      spans.resize(n);
+      spans.shrink_to_fit();
+    }
+
+    bool timelines_;
     std::unordered_map<std::uint64_t, std::vector<int>> routes_;
     std::unordered_map<sg4::Link*, int> index_;
     std::vector<Entry> links_;
@@ -180,6 +243,7 @@ struct Phase::Impl {
   {
     start_ = sg4::Engine::get_clock();
     std::vector<sg4::ActorPtr> actors = collective_.start(world_, aggregation_sequence());
+    services_ = actors; // the collective's own actors (parameter servers): stopped if the iterations repeat
     for (int r = 0; r < world_.size(); ++r) {
       const std::string id = name_ + "-rank" + std::to_string(r);
       actors.push_back(sg4::Actor::create(id + "-compute", world_.host(r),
@@ -205,10 +269,14 @@ struct Phase::Impl {
     for (auto& a : actors)
       a->join();
     result_.duration_s = sg4::Engine::get_clock() - start_;
+    const unsigned copies = probe_ == Probe::Identical ? iterations_ : 1;
+    result_.iterations_simulated = probe_ == Probe::Identical ? 1 : iterations_;
+    if (copies > 1)
+      replicate(barrier_end_ - start_);
     result_.links = links_.usage(start_);
     for (int r = 0; r < world_.size(); ++r) {
-      result_.bytes_sent.push_back(world_.bytes_sent(r));
-      result_.bytes_received.push_back(world_.bytes_received(r));
+      result_.bytes_sent.push_back(world_.bytes_sent(r) * copies);
+      result_.bytes_received.push_back(world_.bytes_received(r) * copies);
     }
     return std::move(result_);
   }
@@ -265,8 +333,10 @@ private:
       RankState& state = states_[rank];
       ++state.waiting; // before the lock: a notifier that runs meanwhile sees it
       std::unique_lock<sg4::Mutex> lock(*state.mutex);
-      state.cv->wait(lock, [&] { return ready_at(rank, it, task) != kNotYet; });
+      state.cv->wait(lock, [&] { return ready_at(rank, it, task) != kNotYet || !runs(it); });
       --state.waiting;
+      if (!runs(it))
+        return; // the iterations repeat (replicate)
       t = ready_at(rank, it, task);
     }
     catch_up(t);
@@ -318,6 +388,76 @@ private:
     return -1;
   }
 
+  // --- Replication: when dag::iteration_barrier names the task that closes every iteration, the phase watches
+  // iteration 0's. If it ends on every rank at one instant T, all of iteration 0 has ended everywhere, and at T
+  // a rank that got there first can only have started iteration 1's tasks on its own GPU (no aggregation: those
+  // need the other ranks; if one was started all the same, the phase simulates every iteration). Every later
+  // iteration is then iteration 0 shifted by T: the streams stop at T, what iteration 1 started on a rank's own GPU
+  // finishes unrecorded, and run() copies iteration 0. Nothing changes in the order the simulation runs until
+  // that is decided, so a phase that does not repeat runs exactly as without the check.
+
+  bool runs(int it) const { return it < static_cast<int>(limit_); }
+
+  /** An aggregation of iteration `it` starts. */
+  void note_aggregation(int it)
+  {
+    if (it >= 1 && probe_ == Probe::Open)
+      probe_ = Probe::Different; // it involves ranks still in iteration 0 (or about to stop): keep simulating
+  }
+
+  /** Iteration 0's barrier task ended on a rank at `end`. */
+  void note_barrier(double end)
+  {
+    if (barrier_ranks_++ == 0)
+      barrier_end_ = end;
+    else if (end != barrier_end_)
+      probe_ = Probe::Different; // some rank ends iteration 0 later: simulate every iteration
+    if (probe_ != Probe::Open || barrier_ranks_ < world_.size())
+      return;
+    probe_ = Probe::Identical;
+    limit_ = 1;
+    for (auto& a : services_) // parameter servers wait for iteration 1's gradients
+      a->kill();
+    for (auto& state : states_)
+      if (state.waiting > 0) {
+        std::unique_lock<sg4::Mutex> lock(*state.mutex);
+        state.cv->notify_all();
+      }
+    if (dag_.comm_policy == dag::CommPolicy::Priority) {
+      wake_scheduler();
+      for (auto& q : queues_)
+        if (q.waiting) {
+          std::unique_lock<sg4::Mutex> lock(*q.mutex);
+          q.cv->notify_one();
+        }
+    }
+  }
+
+  /** Iterations 1.. as copies of iteration 0, every one `period` seconds after the one before. */
+  void replicate(double period)
+  {
+    // Tasks of iteration 1 that took no time and ended at the instant of the decision, before it, are dropped too.
+    auto& records = result_.records;
+    records.erase(std::remove_if(records.begin(), records.end(), [](const auto& r) { return r.iteration != 0; }),
+                  records.end());
+    const std::size_t n = result_.records.size();
+    result_.records.reserve(n * iterations_);
+    for (unsigned k = 1; k < iterations_; ++k) {
+      const double shift = k * period;
+      for (std::size_t i = 0; i < n; ++i) {
+        dag::TaskRecord r = result_.records[i];
+        r.iteration = static_cast<int>(k);
+        r.start_s += shift;
+        r.end_s += shift;
+        result_.records.push_back(r);
+      }
+      if (progress_)
+        progress_(name_, k, (k + 1) * period);
+    }
+    links_.repeat(iterations_, period);
+    result_.duration_s = iterations_ * period;
+  }
+
   /** Runs the entries k of `order` (counted over all slots) with k mod `lanes` = `lane`. */
   void run_stream(int rank, const std::vector<dag::Slot>& order, int lanes, int lane, collectives::Group& group)
   {
@@ -332,6 +472,8 @@ private:
         if (it < 0 || it >= static_cast<int>(iterations_))
           continue;
         const dag::Task& task = dag_.tasks[order[j].task];
+        if (!runs(it))
+          return; // the iterations repeat (replicate)
         if (nominal_) {
           // Run ahead: a task whose dependencies have known completion times starts at the later of those and the
           // stream's own clock and ends its nominal time later, with no simcall; others wait for the clock first.
@@ -346,15 +488,17 @@ private:
           catch_up(clock);
         }
         wait_ready(rank, it, task);
+        if (!runs(it))
+          return;
         const double start = sg4::Engine::get_clock();
-        execute(rank, task, group);
+        execute(rank, it, task, group);
         clock = sg4::Engine::get_clock();
         finish(rank, it, task.id, start, clock);
       }
     catch_up(clock); // the stream ends when its last task does
   }
 
-  void execute(int rank, const dag::Task& task, collectives::Group& group)
+  void execute(int rank, int it, const dag::Task& task, collectives::Group& group)
   {
     switch (task.kind) {
     case dag::TaskKind::Io:
@@ -372,6 +516,7 @@ private:
         sg4::this_actor::execute(task.duration_s * reference_speed_);
       break;
     case dag::TaskKind::Aggregation: {
+      note_aggregation(it);
       const sg4::ExecPtr load = start_interference(rank);
       collective_.allreduce(group, rank, task.bytes);
       if (load)
@@ -399,9 +544,13 @@ private:
   /** Records the task, marks it done (at `end`, possibly in the future: run_stream), wakes whoever waits for it. */
   void finish(int rank, int it, int id, double start, double end)
   {
+    if (!runs(it))
+      return; // started on a rank's own GPU at the instant the iterations were found to repeat
     result_.records.push_back(dag::TaskRecord{rank, it, id, start - start_, end - start_});
     RankState& state = states_[rank];
     state.done_at[static_cast<std::size_t>(it) * dag_.tasks.size() + id] = end;
+    if (probe_ == Probe::Open && it == 0 && id == barrier_)
+      note_barrier(end);
     if (state.waiting > 0) {
       std::unique_lock<sg4::Mutex> lock(*state.mutex);
       state.cv->notify_all();
@@ -453,9 +602,8 @@ private:
 
   void schedule_priority()
   {
-    const std::size_t total = static_cast<std::size_t>(iterations_) * dag_.communication.size();
     std::size_t launched = 0;
-    while (launched < total) {
+    while (launched < committed_total()) {
       std::unique_lock<sg4::Mutex> lock(*scheduler_mutex_);
       while (!ready_heap_.empty()) {
         const auto [it, prio, agg] = ready_heap_.top();
@@ -465,10 +613,13 @@ private:
         launch(it, agg);
         ++launched;
       }
-      if (launched < total)
+      if (launched < committed_total())
         scheduler_cv_->wait(lock);
     }
   }
+
+  /** Aggregations the priority policy commits in the phase (fewer when the iterations repeat). */
+  std::size_t committed_total() const { return static_cast<std::size_t>(limit_) * dag_.communication.size(); }
 
   /** One aggregation every rank runs; `remaining` counts the ranks that still hold no result. */
   struct Job {
@@ -503,17 +654,19 @@ private:
   void run_committed(int r)
   {
     CommQueue& q = queues_[r];
-    const std::size_t total = static_cast<std::size_t>(iterations_) * dag_.communication.size();
-    for (std::size_t k = 0; k < total; ++k) {
+    for (std::size_t k = 0; k < committed_total(); ++k) {
       if (q.jobs.empty()) {
         std::unique_lock<sg4::Mutex> lock(*q.mutex);
         q.waiting = true;
-        q.cv->wait(lock, [&] { return !q.jobs.empty(); });
+        q.cv->wait(lock, [&] { return !q.jobs.empty() || k >= committed_total(); });
         q.waiting = false;
+        if (q.jobs.empty())
+          return; // the iterations repeat: nothing more is committed
       }
       const Job job = q.jobs.front();
       q.jobs.pop_front();
       const double start = sg4::Engine::get_clock();
+      note_aggregation(job.it);
       collective_.allreduce(*groups_[0], r, dag_.tasks[job.agg].bytes);
       finish(r, job.it, job.agg, start, sg4::Engine::get_clock());
       if (--*job.remaining == 0) { // every rank holds the result: its credit is free again
@@ -544,6 +697,15 @@ private:
   dag::PhaseResult result_;
   LinkLog links_;
   double start_ = 0;
+
+  // Replication (note_barrier(), replicate()).
+  enum class Probe { Off, Open, Identical, Different };
+  Probe probe_ = Probe::Off;
+  int barrier_ = -1;                    ///< dag::iteration_barrier, or -1
+  int barrier_ranks_ = 0;               ///< ranks whose iteration 0 barrier task has ended
+  double barrier_end_ = 0;              ///< when the first of them did (clock)
+  unsigned limit_;                      ///< iterations the streams run
+  std::vector<sg4::ActorPtr> services_; ///< the collective's actors
 
   // Priority policy.
   std::vector<std::vector<int>> priority_dependents_; ///< task -> aggregations that wait for it

@@ -28,6 +28,12 @@ struct PhaseSpec {
   const dag::AggregationProgressFn* aggregation_progress = nullptr; ///< may point to an empty function
   bool record_transfers = false; ///< keep every rank-to-rank message in PhaseResult::transfers (for the trace)
   std::set<int> transfer_ranks;  ///< with record_transfers: only messages between two of these (empty: all)
+  /** Simulate one iteration and copy it for the others when they provably equal it (dag::iteration_barrier, and
+   *  every rank ends the first at one instant); false: simulate every iteration. */
+  bool replicate_iterations = true;
+  /** Keep every transfer's span on the busiest links for the transfers in flight over time (LinkUsage::in_flight,
+   *  the trace's counter tracks); false: only the busy time, from merged spans (far less memory at scale). */
+  bool link_timelines = true;
 };
 
 /** @brief A phase, prepared outside any actor (the collective's prepare() may throw ConfigError). */

@@ -11,8 +11,15 @@
 #include "hardware/gpu_catalog.hpp"
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Host.hpp>
 
 namespace sg4 = simgrid::s4u;
@@ -85,6 +92,68 @@ double reference_speed(const std::string& gpu)
   return spec->peak_fp32_flops;
 }
 
+/** Activities SimGrid started: transfers, executions and sleeps (one signal each; a counter, nothing else). */
+std::uint64_t g_activities = 0;
+
+void count_activities()
+{
+  static bool connected = false; // one engine per process: connected once
+  if (connected)
+    return;
+  connected = true;
+  sg4::Comm::on_send_cb([](const sg4::Comm&) { ++g_activities; }); // one per transfer (all go through mailboxes)
+  sg4::Exec::on_start_cb([](const sg4::Exec&) { ++g_activities; });
+  sg4::Actor::on_sleep_cb([](const sg4::Actor&) { ++g_activities; });
+}
+
+/** Linux's limit on memory mappings per process (vm.max_map_count), or 0 when it cannot be read; the environment
+ *  variable DDLSIM_MAX_MAP_COUNT replaces it (the tests use it to try the limit without 16,384 GPUs). */
+std::size_t max_map_count()
+{
+  if (const char* forced = std::getenv("DDLSIM_MAX_MAP_COUNT"))
+    return std::strtoull(forced, nullptr, 10);
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  std::size_t n = 0;
+  return in >> n ? n : 0;
+}
+
+/** SimGrid maps a stack for every actor and protects a guard page at its end, which splits the mapping in two; at
+ *  16,384 GPUs (two stream actors each) that is more than Linux's default limit of 65,530 mappings, and SimGrid
+ *  aborts ("Failed to protect stack"). Where the actors would not fit, the guard pages go (contexts/guard-size:0,
+ *  recorded in the run's --cfg list: one mapping per stack; a stack overflow is then not caught, and ddlsim's actors
+ *  recurse nowhere), unless the user chose a guard size; where even that does not fit, the run is refused. */
+void fit_stacks(Setup& setup, const dag::IterationDag& dag, const collectives::CollectiveOptions& options)
+{
+  const std::size_t limit = max_map_count();
+  if (limit == 0)
+    return;
+  const std::size_t per_rank =
+      1 + (dag.input.empty() ? 0 : 1) + (dag.timer.empty() ? 0 : 1) + std::size_t(std::max(dag.comm_streams, 1));
+  const std::size_t actors = setup.ranks.size() * per_rank + std::size_t(options.ps_servers) + 64;
+  const std::size_t reserve = 4096; // libraries, heap arenas, the platform
+  for (const auto& cfg : setup.simgrid_cfg)
+    if (cfg.rfind("contexts/guard-size:", 0) == 0)
+      return; // the user's choice
+  if (2 * actors + reserve <= limit)
+    return;
+  if (actors + reserve > limit)
+    throw ConfigError("this run needs about " + std::to_string(actors + reserve) + " memory mappings (" +
+                      std::to_string(actors) + " SimGrid actor stacks and about " + std::to_string(reserve) +
+                      " for the rest of the process), more than this machine's limit of " + std::to_string(limit) +
+                      " (vm.max_map_count): raise it (sysctl -w vm.max_map_count=" +
+                      std::to_string(2 * (actors + reserve)) + ") or simulate fewer GPUs");
+  const std::string cfg = "contexts/guard-size:0";
+  sg4::Engine::set_config(cfg);
+  setup.simgrid_cfg.push_back(cfg);
+#ifdef __GLIBC__
+  // Without a guard page SimGrid callocs each stack; glibc's mmap threshold has grown by then (it follows the largest
+  // block freed), so the stacks came from the heap and calloc zeroed every page: ring at 4,096 GPUs with
+  // contexts/guard-size:0 peaked at 1,255 MiB instead of 207. A fixed threshold below the smallest stack (64 KiB)
+  // maps each stack fresh, and only the pages an actor touches are resident (257 MiB; docs/performance.md).
+  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+#endif
+}
+
 } // namespace
 
 struct Simulation::Impl {
@@ -138,28 +207,38 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::Iterat
   const SimulationInput& input = impl_->input;
   Setup& setup = impl_->setup;
   SimulationOutput out;
+  fit_stacks(setup, dag, input.collective);
   out.simgrid_cfg = setup.simgrid_cfg;
   out.hosts = setup.host_names;
   check_record_count(input, setup.ranks.size(), dag);
   if (input.dry_run)
     return out;
 
+  // The multi-GPU phase alone may copy iterations: the baseline (one GPU) is cheap, and copying its iterations would
+  // start the multi-GPU phase at another clock, which moves its times by roundings (the golden report's last digits).
   auto phase = [&](std::string name, const dag::IterationDag* graph, std::vector<platform::GpuHost> ranks,
-                   std::vector<int> nodes) {
+                   std::vector<int> nodes, bool replicate) {
     const bool record = input.record_transfers && name == "multi";
-    return std::make_unique<Phase>(PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes),
-                                             impl_->collective.get(), input.collective, input.iterations,
-                                             impl_->reference_speed, &input.progress, &input.aggregation_progress,
-                                             record, record ? input.transfer_ranks : std::set<int>{}});
+    return std::make_unique<Phase>(
+        PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes), impl_->collective.get(), input.collective,
+                  input.iterations, impl_->reference_speed, &input.progress, &input.aggregation_progress,
+                  // the trace's messages are not copied: a traced phase runs them all
+                  record, record ? input.transfer_ranks : std::set<int>{}, replicate && !record, input.link_timelines});
   };
   std::unique_ptr<Phase> single;
   if (input.single_gpu_baseline && setup.ranks.size() > 1)
-    single = phase("single", baseline ? baseline : &dag, {setup.ranks[0]}, {0});
-  auto multi = phase("multi", &dag, setup.ranks, setup.node_of_rank);
+    single = phase("single", baseline ? baseline : &dag, {setup.ranks[0]}, {0}, false);
+  auto multi = phase("multi", &dag, setup.ranks, setup.node_of_rank, input.replicate_iterations);
+  count_activities();
   sg4::Actor::create("ddlsim-driver", setup.ranks[0].host, [&] {
-    if (single)
+    if (single) {
+      const std::uint64_t before = g_activities;
       out.single = single->run();
+      out.single->activities = g_activities - before;
+    }
+    const std::uint64_t before = g_activities;
     out.multi = multi->run();
+    out.multi.activities = g_activities - before;
   });
   setup.engine->run();
 

@@ -24,11 +24,17 @@ struct SimulationInput {
   collectives::AlgorithmSpec algorithm;
   collectives::CollectiveOptions collective; ///< algorithm knobs (overhead, reduce cost, servers, ...)
   unsigned iterations = 1;
-  unsigned ranks = 0;                              ///< 0: every GPU host
-  std::vector<std::string> hosts;                  ///< explicit rank -> host list (empty: natural order)
-  std::vector<std::string> simgrid_cfg;            ///< "key:value" pairs applied after the defaults
-  bool single_gpu_baseline = true;                 ///< also simulate one GPU alone (on rank 0's host) first
-  bool dry_run = false;                            ///< load and map only, simulate nothing
+  unsigned ranks = 0;                   ///< 0: every GPU host
+  std::vector<std::string> hosts;       ///< explicit rank -> host list (empty: natural order)
+  std::vector<std::string> simgrid_cfg; ///< "key:value" pairs applied after the defaults
+  bool single_gpu_baseline = true;      ///< also simulate one GPU alone (on rank 0's host) first
+  bool dry_run = false;                 ///< load and map only, simulate nothing
+  /** Simulate one iteration and copy it for the others where they provably equal it (PhaseSpec); false:
+   *  simulate every iteration. */
+  bool replicate_iterations = true;
+  /** Keep the transfers in flight over time on the busiest links (LinkUsage::in_flight, for a trace); false: only
+   *  each link's bytes and busy time. */
+  bool link_timelines = true;
   dag::ProgressFn progress;                        ///< may be empty
   dag::AggregationProgressFn aggregation_progress; ///< inside long iterations; may be empty
   bool record_transfers = false;                   ///< the multi-GPU phase keeps every rank-to-rank message (trace)

@@ -275,6 +275,8 @@ proto::Report build_report(const proto::RunConfig& config, const proto::Workload
   add_aggregations(r, workload, dag, multi,
                    n >= 2 ? std::accumulate(m.iteration_times_s.begin(), m.iteration_times_s.end() - 1, 0.0) : 0.0);
   add_links(r, multi, m.iteration_time_s);
+  r.set_iterations_simulated(multi.iterations_simulated);
+  r.set_simulated_activities(multi.activities);
   return r;
 }
 

@@ -51,6 +51,10 @@ void write_console(std::ostream& out, const proto::Report& r)
   row(out, "GPUs", std::to_string(r.gpus()));
   row(out, "batch per GPU", std::to_string(r.batch_size_per_gpu()) + " samples");
   row(out, "iteration time", format_seconds(r.iteration_time_s()) + "  (" + measured + ")");
+  if (r.iterations_simulated() > 0 && r.iterations_simulated() < c.iterations())
+    row(out, "iterations simulated",
+        std::to_string(r.iterations_simulated()) + " of " + std::to_string(c.iterations()) +
+            " (the others repeat it: every GPU ended it at one instant)");
   if (r.measured_iterations() > 1 && r.iteration_time_max_s() - r.iteration_time_min_s() > 1e-9 * r.iteration_time_s())
     row(out, "  spread of the measured iterations",
         "std " + format_seconds(r.iteration_time_std_s()) + ", min " + format_seconds(r.iteration_time_min_s()) +

@@ -6,7 +6,10 @@
 #   BYTES      byte-identical files;
 #   REPORT     ddlsim JSON reports equal to 1e-9 relative (compare_reports), after FROM is replaced by TO in
 #              PRODUCED (the report records the platform file name, which differs from the golden one);
-#   ITERATION  every "iteration_time_s" field of the two reports is textually identical (and there is one).
+#   ITERATION  every "iteration_time_s" field of the two reports is textually identical (and there is one);
+#   COPIED     PRODUCED says "iterations_simulated": 1, EXPECTED simulated every iteration ("iterations_simulated"
+#              equal to "iterations"), and the two are equal reports (as REPORT) once those two fields and
+#              "simulated_activities" (the work done, which copying divides) are left out of both.
 cmake_minimum_required(VERSION 3.19)
 
 set(tokens)
@@ -96,6 +99,25 @@ elseif(mode STREQUAL "ITERATION")
     message(FATAL_ERROR "iteration times differ: ${produced}: '${a}', ${expected}: '${b}'")
   endif()
   message(STATUS "same iteration time: ${a}")
+elseif(mode STREQUAL "COPIED")
+  file(READ "${produced}" a)
+  file(READ "${expected}" b)
+  string(REGEX MATCH "\"iterations\": ([0-9]+)" _ "${b}")
+  set(iterations "${CMAKE_MATCH_1}")
+  if(NOT a MATCHES "\"iterations_simulated\": 1," OR NOT b MATCHES "\"iterations_simulated\": ${iterations},")
+    message(FATAL_ERROR "${produced} must copy iterations (iterations_simulated 1) and ${expected} simulate all "
+                        "${iterations}")
+  endif()
+  foreach(f a b)
+    string(REGEX REPLACE "\n \"iterations_simulated\": [0-9]+,\n \"simulated_activities\": [^\n]*" "" ${f} "${${f}}")
+    string(REGEX REPLACE ",\n$" "\n" ${f} "${${f}}")
+  endforeach()
+  file(WRITE "${produced}.cmp" "${a}")
+  file(WRITE "${expected}.cmp" "${b}")
+  execute_process(COMMAND "${COMPARE_REPORTS}" "${expected}.cmp" "${produced}.cmp" 1e-9 RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${produced} differs from ${expected}")
+  endif()
 else()
   message(FATAL_ERROR "regenerate.cmake: unknown COMPARE mode '${mode}'")
 endif()

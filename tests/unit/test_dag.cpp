@@ -102,3 +102,44 @@ TEST_CASE("schedule names parse and unknown ones are rejected")
   CHECK_THROWS_WITH(dag::parse_schedule("WFBP"),
                     "schedule must be one of: sequential, wfbp, fusion, buckets, mgwfbp, priority (got 'WFBP')");
 }
+
+TEST_CASE("iteration_barrier: the global update closes every iteration of the in-order and fusion schedules")
+{
+  for (auto schedule :
+       {dag::Schedule::Sequential, dag::Schedule::Wfbp, dag::Schedule::Fusion, dag::Schedule::Buckets}) {
+    dag::ScheduleOptions o;
+    o.schedule = schedule;
+    o.comm_streams = 2;
+    const auto g = dag::build_dag(toy(), o);
+    const int barrier = dag::iteration_barrier(g);
+    INFO(dag::to_string(schedule));
+    REQUIRE(barrier >= 0);
+    CHECK(g.tasks[barrier].kind == TaskKind::Update);
+    CHECK(g.tasks[barrier].name == "update");
+  }
+}
+
+TEST_CASE("iteration_barrier: a per-layer update, an I/O prefetch or a second sink mean no barrier")
+{
+  dag::ScheduleOptions per_layer;
+  per_layer.update = dag::Update::PerLayer; // updates shifted into the next iteration's slot
+  CHECK(dag::iteration_barrier(dag::build_dag(toy(), per_layer)) == -1);
+  dag::ScheduleOptions prefetch;
+  prefetch.io_prefetch = 2; // the input stream starts iteration i + 1 before iteration i ends
+  CHECK(dag::iteration_barrier(dag::build_dag(toy(), prefetch)) == -1);
+  auto g = dag::build_iteration_dag(toy(), dag::Schedule::Wfbp);
+  const int update = dag::iteration_barrier(g);
+  REQUIRE(update >= 0);
+  auto two_sinks = g; // a task nothing waits for besides the update
+  dag::Task extra;
+  extra.id = static_cast<int>(two_sinks.tasks.size());
+  extra.deps = {0};
+  two_sinks.tasks.push_back(extra);
+  CHECK(dag::iteration_barrier(two_sinks) == -1);
+  auto unguarded_root = g; // the first compute task no longer waits for the previous iteration's update
+  unguarded_root.tasks[0].other.clear();
+  CHECK(dag::iteration_barrier(unguarded_root) == -1);
+  auto forward_dep = g; // a dependency on a later iteration
+  forward_dep.tasks[update].other.push_back({0, 1});
+  CHECK(dag::iteration_barrier(forward_dep) == -1);
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Scale benchmark (issue 15): one ResNet-50 iteration (workloads/resnet50-v100-b32.textproto, --iterations 1) on
+# clusters of 8 V100-SXM2 per node (NVLink inside, 100 Gb/s InfiniBand between; a fat tree of 32 nodes per leaf at
+# 16,384 GPUs), for each allreduce algorithm; then, at 1,024 GPUs with the ring, every schedule and every stack.
+# Prints per run: wall time, CPU time (user + system), peak resident memory, simulated iteration time, the SimGrid
+# activities the run completed (transfers + executions + sleeps, the report's simulated_activities) and those per
+# second of wall time. Not a test: wall times depend on the machine (compare ratios within one table).
+#
+# usage: bash bench/scale.sh [options]            (from the repository root; needs GNU time, /usr/bin/time)
+#   --ddlsim PATH          binary (default build/ddlsim)
+#   --sizes LIST           GPU counts, comma separated (default 64,256,1024,4096,16384; each a multiple of 8)
+#   --algorithms LIST      algorithms (default ring,tree,dbtree,nccl-tree,nccl,hd,rd,hier:ring,hier:rd,hier:hd,
+#                          hier:tree,hier:dbtree,hier:ps,ps; hier:X is --algorithm hier --inter-algorithm X)
+#   --no-sizes             skip the size table
+#   --no-sweep             skip the schedules/stacks sweep at 1,024 GPUs
+#   --sweep-gpus N         GPU count of the sweep (default 1024)
+# Environment: BENCH_LIMIT_S (default 120): a run longer than this is killed and prints "timeout".
+set -uo pipefail
+ddlsim=build/ddlsim
+sizes=64,256,1024,4096,16384
+algorithms=ring,tree,dbtree,nccl-tree,nccl,hd,rd,hier:ring,hier:rd,hier:hd,hier:tree,hier:dbtree,hier:ps,ps
+do_sizes=1
+do_sweep=1
+sweep_gpus=1024
+while [ $# -gt 0 ]; do
+  case $1 in
+  --ddlsim) ddlsim=$2; shift 2 ;;
+  --sizes) sizes=$2; shift 2 ;;
+  --algorithms) algorithms=$2; shift 2 ;;
+  --no-sizes) do_sizes=0; shift ;;
+  --no-sweep) do_sweep=0; shift ;;
+  --sweep-gpus) sweep_gpus=$2; shift 2 ;;
+  -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+  *) echo "bench/scale.sh: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
+  esac
+done
+limit=${BENCH_LIMIT_S:-120}
+workload=workloads/resnet50-v100-b32.textproto
+[ -x /usr/bin/time ] || { echo "bench/scale.sh: needs GNU time (/usr/bin/time; Debian package 'time')" >&2; exit 1; }
+[ -x "$ddlsim" ] || { echo "bench/scale.sh: no ddlsim binary at '$ddlsim' (--ddlsim PATH)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cluster_of() { # gpus -> --cluster value
+  local gpus=$1 nodes=$(($1 / 8))
+  local spec="nodes=$nodes,gpus-per-node=8,gpu=V100-SXM2,intra=nvlink,inter=ib100"
+  [ "$gpus" -ge 16384 ] && spec="$spec,topology=fat-tree,nodes-per-leaf=32"
+  echo "$spec"
+}
+
+echo "ResNet-50 ($workload), --iterations 1, nodes of 8 V100-SXM2 (intra=nvlink, inter=ib100; 16,384 GPUs:"
+echo "topology=fat-tree,nodes-per-leaf=32); per-run limit ${limit} s"
+echo "machine: $(nproc) cores ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sm)"
+echo "ddlsim: $("$ddlsim" --version 2>/dev/null | head -1)"
+
+header() { printf '%-26s %6s %9s %9s %10s %15s %12s %12s\n' "$1" GPUs "wall (s)" "CPU (s)" "peak (MiB)" "iteration (ms)" activities "activities/s"; }
+
+run() { # label gpus ddlsim-args...
+  local label=$1 gpus=$2
+  shift 2
+  timeout "$limit" /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$ddlsim" run --cluster "$(cluster_of "$gpus")" \
+    --workload "$workload" --iterations 1 -q --report "$work/r.json" "$@" >/dev/null 2>"$work/err"
+  local rc=$?
+  if [ $rc -eq 124 ]; then
+    printf '%-26s %6d %9s\n' "$label" "$gpus" timeout
+    return
+  elif [ $rc -ne 0 ]; then
+    printf '%-26s %6d %9s  %s\n' "$label" "$gpus" error "$(grep -v '^Command exited' "$work/err" | tail -1)"
+    return
+  fi
+  python3 - "$work/r.json" "$label" "$gpus" $(cat "$work/time") <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+label, gpus = sys.argv[2], int(sys.argv[3])
+wall, user, sys_, rss = map(float, sys.argv[4:8])
+acts = int(r.get("simulated_activities", 0))
+rate = f"{acts / wall:12.3g}" if wall > 0 else f"{'-':>12}"
+print(f"{label:<26} {gpus:6d} {wall:9.2f} {user + sys_:9.2f} {rss / 1024:10.1f} {r['iteration_time_s'] * 1e3:15.3f} "
+      f"{acts:12d} {rate}")
+PY
+}
+
+if [ $do_sizes -eq 1 ]; then
+  echo
+  header algorithm
+  IFS=, read -ra size_list <<<"$sizes"
+  IFS=, read -ra algorithm_list <<<"$algorithms"
+  for gpus in "${size_list[@]}"; do
+    for alg in "${algorithm_list[@]}"; do
+      case $alg in
+      hier:*) run "$alg" "$gpus" --algorithm hier --inter-algorithm "${alg#hier:}" ;;
+      *) run "$alg" "$gpus" --algorithm "$alg" ;;
+      esac
+    done
+  done
+fi
+
+if [ $do_sweep -eq 1 ]; then
+  echo
+  echo "Schedules and stacks at $sweep_gpus GPUs, --algorithm ring"
+  header "schedule / stack"
+  while read -r label args; do
+    # shellcheck disable=SC2086
+    run "$label" "$sweep_gpus" --algorithm ring $args
+  done <<'RUNS'
+sequential --schedule sequential
+wfbp --schedule wfbp
+fusion --schedule fusion
+buckets --schedule buckets
+mgwfbp --schedule mgwfbp
+priority,per-layer --schedule priority --update per-layer
+wfbp,per-layer --schedule wfbp --update per-layer
+wfbp,prefetch-2 --schedule wfbp --io-prefetch 2
+wfbp,2-streams --schedule wfbp --comm-streams 2
+RUNS
+  for stack in stacks/*.textproto; do
+    name=$(basename "$stack" .textproto)
+    run "stack $name" "$sweep_gpus" --algorithm ring --stack "$name"
+  done
+fi
