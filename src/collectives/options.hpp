@@ -91,6 +91,8 @@ struct CollectiveOptions {
   double msg_overhead_s = 0;     ///< software overhead added before every message is sent, seconds
   double reduce_s_per_byte = 0;  ///< reduction cost, seconds per byte (a fixed time: no contention with compute)
   std::uint64_t chunk_bytes = 0; ///< pipelining chunk; 0: the algorithm's default (algorithm table)
+  /// Chunks per collective (--chunks; excludes chunk_bytes): ring N slices, trees chunks of ceil(M/N) bytes; 0: none
+  std::uint32_t chunks = 0;
   AlgorithmId inter_algorithm = kDefaultAlgorithm; ///< hier: flat algorithm among node leaders
   int ps_servers = 1;                              ///< ps: number of servers
   std::vector<std::string> ps_hosts;               ///< ps: server hosts; empty: co-located on ranks 0..S-1

@@ -30,9 +30,7 @@ bool RingAllreduce::flow_plan(Group& g, std::uint64_t bytes) const
 
 std::uint64_t RingAllreduce::slices(const Group& g, std::uint64_t bytes)
 {
-  const std::uint64_t chunk = effective_chunk_bytes(AlgorithmId::Ring, g.options());
-  const std::uint64_t per_slice = chunk * static_cast<std::uint64_t>(g.size());
-  return chunk > 0 && bytes > per_slice ? (bytes + per_slice - 1) / per_slice : 1; // chunk <= 1 GiB: no overflow
+  return ring_slices(g.options(), effective_chunk_bytes(AlgorithmId::Ring, g.options()), g.size(), bytes);
 }
 
 void RingAllreduce::ring_flows(Group& g, const std::vector<int>& ring, double max_latency, std::uint64_t bytes)

@@ -192,6 +192,43 @@ TEST_CASE("flow-level ring in slices of P x chunk bytes equals the message level
   CHECK(flow[0].rank_bytes == 2 * 3 * (48ULL << 20));
 }
 
+TEST_CASE("ring with --chunks: flow level equals the message level and N ring allreduces of M/N, P = 5")
+{
+  collectives::CollectiveOptions o = costly();
+  o.chunks = 3;
+  test::ProbeEngine engine(test::write_star_platform(star(5)));
+  const auto [message, flow] = both_forms(engine, "ring", o, kSizes, {0, 0, 0, 0, 0});
+  for (std::size_t i = 0; i < kSizes.size(); ++i) {
+    const double expected = 3 * ring_closed(5, kSizes[i] / 3, kHop, {o.msg_overhead_s, o.reduce_s_per_byte});
+    INFO(kSizes[i] << " B: message " << message[i].time_s << " s, flow " << flow[i].time_s << " s, closed "
+                   << expected);
+    CHECK(std::fabs(message[i].time_s - expected) <= 1e-9 * expected);
+    CHECK(std::fabs(flow[i].time_s - expected) <= 1e-9 * expected);
+    CHECK(flow[i].rank_bytes == message[i].rank_bytes);
+    CHECK(flow[i].reported_bytes == message[i].reported_bytes);
+  }
+}
+
+TEST_CASE("ring with --chunks 7 (uneven slices): flow level within one byte per step of the message level, P = 4")
+{
+  collectives::CollectiveOptions o = costly();
+  o.chunks = 7;
+  test::ProbeEngine engine(test::write_star_platform(star(4)));
+  const std::vector<std::uint64_t> sizes{1000, 3 << 20};
+  const auto [message, flow] = both_forms(engine, "ring", o, sizes, {0, 0, 0, 0});
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    // A slice P does not divide has chunks one byte apart: a message-level step lasts as long as its largest chunk (and
+    // its reduction), the flow form's closed sum and flows follow each rank's own chunks, so the forms may differ by
+    // at most one byte's transfer and reduction per step: 7 slices x 2(P-1) steps x (1/B + gamma).
+    INFO(sizes[i] << " B: message " << message[i].time_s << " s, flow " << flow[i].time_s << " s");
+    CHECK(std::fabs(message[i].time_s - flow[i].time_s) <=
+          7 * 2 * 3 * (1 / kHop.bandwidth_bytes_per_s + o.reduce_s_per_byte) * (1 + 1e-9));
+    CHECK(flow[i].rank_bytes == message[i].rank_bytes);
+    // 7 slices of 7 (a ring allreduce pays 2(P-1) latencies each): far more than one slice's 6 latencies.
+    CHECK(message[i].time_s > 7 * 6 * kHop.alpha_s);
+  }
+}
+
 TEST_CASE("flow-level recursive doubling equals the message level and the closed form, P = 2, 6, 8, 12")
 {
   check_uniform("rd", {2, 6, 8, 12}, rd_closed);
