@@ -111,6 +111,10 @@ void NcclRing::run(Group& g, int self, std::uint64_t bytes, const NcclShape& sha
         l = std::max(l, g.world().route(endpoints[i], endpoints[(i + 1) % endpoints.size()]).alpha_s);
       return l;
     });
+    if (g.member_flows()) {
+      RingAllreduce::member_ring(g, position, endpoints, latency, bytes);
+      return;
+    }
     const std::uint64_t slices = RingAllreduce::slices(g, bytes);
     g.flow_call([&] {
       for (std::uint64_t i = 0; i < slices; ++i)

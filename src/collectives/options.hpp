@@ -101,6 +101,10 @@ struct CollectiveOptions {
   Optimizer optimizer = Optimizer::Momentum; ///< ps with PsUpdate::Server: the update's cost per byte
   std::vector<ServerRate> ps_rates;          ///< ps with PsUpdate::Server: per server (filled by the engine)
   Fidelity fidelity = Fidelity::Auto;
+  /// The ring's flow form (ring, nccl-ring) is posted by the members themselves above this many ranks, by one driver
+  /// up to it (docs/collectives.md, "Who posts the flows": measured crossover on this machine between 1,024 and 2,048
+  /// ranks). Not a command-line option: the tests set it to run either way.
+  int member_flows_above_ranks = 1024;
   StackProfile stack; ///< per-message and per-call costs of the communication library (default: ideal)
   /// Share of a GPU's compute speed an aggregation on that GPU takes while it runs, in [0, 1) (0: none;
   /// docs/frameworks.md, interference); read by the engine only.
