@@ -89,7 +89,12 @@ void need_nccl_shape(const ClosedFormInput& in)
 double nccl_ring_s(std::uint64_t bytes, const ClosedFormInput& in)
 {
   need_nccl_shape(in);
-  return analytical::ring_allreduce_s(in.ranks, bytes, in.nccl.ring_hop, costs(in.options));
+  // nccl's ring choice slices as the ring does (--chunks, --chunk-bytes; nccl-ring itself reads neither).
+  const std::uint64_t slices =
+      ring_slices(in.options, effective_chunk_bytes(AlgorithmId::Ring, in.options), in.ranks, bytes);
+  if (slices <= 1 || in.ranks <= 1)
+    return analytical::ring_allreduce_s(in.ranks, bytes, in.nccl.ring_hop, costs(in.options));
+  return double(slices) * analytical::ring_allreduce_s(in.ranks, bytes / slices, in.nccl.ring_hop, costs(in.options));
 }
 
 double nccl_tree_s(std::uint64_t bytes, const ClosedFormInput& in)
