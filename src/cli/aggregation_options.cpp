@@ -14,6 +14,10 @@ namespace ddlsim::cli {
 
 namespace {
 
+/** Most chunks per collective: no source; reasoning: 65536 chunks of a 1 MiB tensor are 16 B messages, already far
+ *  below any library's chunk (NCCL's smallest is its LL protocol's 8 B line, but it pipelines 256 KiB chunks). */
+constexpr long long kMaxChunks = 65536;
+
 const NameTable<collectives::PsSharding> kShardingNames = {{collectives::PsSharding::Split, "split"},
                                                            {collectives::PsSharding::RoundRobin, "round-robin"}};
 const NameTable<collectives::PsUpdate> kPsUpdateNames = {{collectives::PsUpdate::Worker, "worker"},
@@ -41,6 +45,7 @@ std::vector<std::string> given_fields(const AggregationCli& a)
   note(a.optimizer != d.optimizer, "optimizer");
   note(a.inter_algorithm != d.inter_algorithm, "inter_algorithm");
   note(a.chunk != d.chunk, "chunk_bytes");
+  note(a.chunks != d.chunks, "chunks");
   note(a.fidelity != d.fidelity, "fidelity");
   return given;
 }
@@ -108,6 +113,10 @@ po::options_description aggregation_options(AggregationCli& a)
   add_d("reduce-cost", po::value(&a.reduce_cost)->default_value(a.reduce_cost)->value_name("TIME"),
         "reduction time per byte on the reducing host (e.g. 1.5ns)");
   add_d("chunk-bytes", po::value(&a.chunk)->default_value(a.chunk)->value_name("SIZE"), chunk_help().c_str());
+  add_d("chunks", po::value(&a.chunks)->default_value(a.chunks)->value_name("N"),
+        "chunks per collective, 1 to 65536 (excludes --chunk-bytes; 0: none): ring: N slices, each a whole ring "
+        "allreduce of about M/N, one after the other; tree, dbtree, nccl-tree, nccl: pipelined in chunks of "
+        "ceil(M/N) bytes (each tree of dbtree and nccl-tree: of its half)");
   add_d("inter-algorithm", po::value(&a.inter_algorithm)->default_value(a.inter_algorithm)->value_name("NAME"),
         ("hier: algorithm among node leaders (" + collectives::flat_algorithms() +
          ", or ps: leaders push to and pull from parameter servers)")
@@ -136,6 +145,10 @@ Aggregation resolve(const AggregationCli& a)
   if (o.chunk_bytes != 0 && (o.chunk_bytes < (1ULL << 10) || o.chunk_bytes > (1ULL << 30)))
     throw ConfigError("--chunk-bytes must be 0 (the algorithm's default) or between 1KiB and 1GiB (got '" + a.chunk +
                       "')");
+  if (a.chunks < 0 || a.chunks > kMaxChunks)
+    throw ConfigError("--chunks must be 0 (none) or between 1 and " + std::to_string(kMaxChunks) + " (got " +
+                      std::to_string(a.chunks) + ")");
+  o.chunks = static_cast<std::uint32_t>(a.chunks);
   o.inter_algorithm = parse_inter_algorithm(a.inter_algorithm);
   o.ps_servers = a.servers;
   o.ps_hosts = parse_host_list(a.ps_hosts, "--ps-hosts");
@@ -162,6 +175,7 @@ proto::AggregationConfig to_proto(const Aggregation& a)
   c.set_msg_overhead_s(o.msg_overhead_s);
   c.set_reduce_s_per_byte(o.reduce_s_per_byte);
   c.set_chunk_bytes(o.chunk_bytes);
+  c.set_chunks(o.chunks);
   c.set_inter_algorithm(collectives::entry(o.inter_algorithm).name);
   c.set_ps_servers(static_cast<unsigned>(o.ps_servers));
   for (const auto& h : o.ps_hosts)

@@ -19,6 +19,7 @@ struct AggregationCli {
   std::string msg_overhead = "0"; ///< per-message software overhead (time, e.g. 32us)
   std::string reduce_cost = "0";  ///< reduction time per byte (e.g. 1.5ns)
   std::string chunk = "0";        ///< pipelining chunk; 0: the algorithm's default
+  long long chunks = 0;           ///< chunks per collective; 0: none (--chunk-bytes or the default)
   std::string inter_algorithm =
       collectives::entry(collectives::kDefaultAlgorithm).name; ///< hier: algorithm among node leaders
   int servers = 1;                                             ///< ps: servers

@@ -253,7 +253,7 @@ void print_what_ifs(std::ostream& out, const ExplainInput& in)
   }
   if (in.closed_form.nodes > 1 && !in.algorithm.uses(collectives::AlgorithmId::Hier)) {
     auto drop = outputs;
-    drop.insert({"--algorithm", "--chunk-bytes", "--fidelity", "--servers", "--ps-hosts", "--ps-sharding",
+    drop.insert({"--algorithm", "--chunk-bytes", "--chunks", "--fidelity", "--servers", "--ps-hosts", "--ps-sharding",
                  "--inter-algorithm", "--ps-update", "--optimizer", "--stack"});
     auto args = without(in.args, drop, switches);
     args.insert(args.end(), {"--algorithm", "hier"});

@@ -22,11 +22,10 @@ analytical::Costs costs(const CollectiveOptions& o)
 
 double ring_s(std::uint64_t bytes, const ClosedFormInput& in)
 {
-  const std::uint64_t chunk = in.options.chunk_bytes;
-  const std::uint64_t per_slice = chunk * static_cast<std::uint64_t>(in.ranks);
-  if (chunk == 0 || in.ranks <= 1 || bytes <= per_slice)
+  const std::uint64_t slices = ring_slices(in.options, in.options.chunk_bytes, in.ranks, bytes);
+  if (slices <= 1 || in.ranks <= 1)
     return analytical::ring_allreduce_s(in.ranks, bytes, in.hops.flat, costs(in.options));
-  const std::uint64_t slices = (bytes + per_slice - 1) / per_slice; // equal slices when they divide M
+  // Exact when the slices are equal (slices divide M).
   return double(slices) * analytical::ring_allreduce_s(in.ranks, bytes / slices, in.hops.flat, costs(in.options));
 }
 
@@ -42,16 +41,16 @@ double hd_s(std::uint64_t bytes, const ClosedFormInput& in)
 
 double tree_s(std::uint64_t bytes, const ClosedFormInput& in)
 {
-  return analytical::tree_allreduce_s(in.ranks, bytes, effective_chunk_bytes(AlgorithmId::Tree, in.options),
+  return analytical::tree_allreduce_s(in.ranks, bytes, pipeline_chunk_bytes(AlgorithmId::Tree, in.options, bytes),
                                       in.hops.flat, costs(in.options));
 }
 
 double dbtree_s(std::uint64_t bytes, const ClosedFormInput& in)
 {
   // A lower bound: each tree alone with half the vector (the two trees share links).
-  return analytical::tree_allreduce_s(in.ranks, bytes - bytes / 2,
-                                      effective_chunk_bytes(AlgorithmId::Dbtree, in.options), in.hops.flat,
-                                      costs(in.options));
+  const std::uint64_t half = bytes - bytes / 2;
+  return analytical::tree_allreduce_s(in.ranks, half, pipeline_chunk_bytes(AlgorithmId::Dbtree, in.options, half),
+                                      in.hops.flat, costs(in.options));
 }
 
 double ps_s(std::uint64_t bytes, const ClosedFormInput& in)
@@ -90,15 +89,21 @@ void need_nccl_shape(const ClosedFormInput& in)
 double nccl_ring_s(std::uint64_t bytes, const ClosedFormInput& in)
 {
   need_nccl_shape(in);
-  return analytical::ring_allreduce_s(in.ranks, bytes, in.nccl.ring_hop, costs(in.options));
+  // nccl's ring choice slices as the ring does (--chunks, --chunk-bytes; nccl-ring itself reads neither).
+  const std::uint64_t slices =
+      ring_slices(in.options, effective_chunk_bytes(AlgorithmId::Ring, in.options), in.ranks, bytes);
+  if (slices <= 1 || in.ranks <= 1)
+    return analytical::ring_allreduce_s(in.ranks, bytes, in.nccl.ring_hop, costs(in.options));
+  return double(slices) * analytical::ring_allreduce_s(in.ranks, bytes / slices, in.nccl.ring_hop, costs(in.options));
 }
 
 double nccl_tree_s(std::uint64_t bytes, const ClosedFormInput& in)
 {
   need_nccl_shape(in);
   // A lower bound: one of the two trees alone with half of the vector (they share the heads' network links).
-  return analytical::tree_allreduce_s(in.nccl.trees[0], bytes - bytes / 2,
-                                      effective_chunk_bytes(AlgorithmId::NcclTree, in.options), costs(in.options));
+  const std::uint64_t half = bytes - bytes / 2;
+  return analytical::tree_allreduce_s(in.nccl.trees[0], half,
+                                      pipeline_chunk_bytes(AlgorithmId::NcclTree, in.options, half), costs(in.options));
 }
 
 double nccl_s(std::uint64_t bytes, const ClosedFormInput& in)
@@ -161,7 +166,7 @@ const std::vector<AlgorithmEntry> kTable = {
 const std::vector<std::pair<const char*, Knob>> kKnobFields = {
     {"ps_servers", kKnobServers}, {"ps_hosts", kKnobServers},  {"ps_sharding", kKnobServers},
     {"ps_update", kKnobServers},  {"optimizer", kKnobServers}, {"inter_algorithm", kKnobInter},
-    {"chunk_bytes", kKnobChunk},  {"fidelity", kKnobFidelity}};
+    {"chunk_bytes", kKnobChunk},  {"chunks", kKnobChunk},      {"fidelity", kKnobFidelity}};
 
 unsigned knobs(const AlgorithmEntry& e)
 {
@@ -274,11 +279,31 @@ std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in)
 
 std::uint64_t effective_chunk_bytes(AlgorithmId id, const CollectiveOptions& options)
 {
+  if (options.chunks > 0) // the chunk depends on each message's size (pipeline_chunk_bytes, ring_slices)
+    return 0;
   return options.chunk_bytes > 0 ? options.chunk_bytes : entry(id).default_chunk_bytes;
+}
+
+std::uint64_t pipeline_chunk_bytes(AlgorithmId id, const CollectiveOptions& options, std::uint64_t bytes)
+{
+  if (options.chunks > 0)
+    return std::max<std::uint64_t>(1, (bytes + options.chunks - 1) / options.chunks);
+  return effective_chunk_bytes(id, options);
+}
+
+std::uint64_t ring_slices(const CollectiveOptions& options, std::uint64_t chunk, int ranks, std::uint64_t bytes)
+{
+  if (options.chunks > 0)
+    return std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.chunks, bytes));
+  const std::uint64_t per_slice = chunk * static_cast<std::uint64_t>(ranks);
+  return chunk > 0 && bytes > per_slice ? (bytes + per_slice - 1) / per_slice : 1; // chunk <= 1 GiB: no overflow
 }
 
 void check_options(const AlgorithmSpec& spec, const CollectiveOptions& o, const std::vector<std::string>& given)
 {
+  if (o.chunks > 0 && o.chunk_bytes > 0)
+    throw ConfigError(field("chunks") + " and " + field("chunk_bytes") +
+                      " exclude each other (a chunk count per collective, or one chunk size for all)");
   if (!finite_non_negative(o.msg_overhead_s))
     throw ConfigError(field("msg_overhead_s") + " must be a finite number of seconds >= 0");
   if (!finite_non_negative(o.reduce_s_per_byte))

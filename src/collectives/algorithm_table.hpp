@@ -18,7 +18,7 @@ class Collective;
 
 /** @brief Knobs an algorithm reads besides the per-message overhead and the reduction cost (read by all). */
 enum Knob : unsigned {
-  kKnobChunk = 1u << 0,    ///< chunk_bytes
+  kKnobChunk = 1u << 0,    ///< chunk_bytes, chunks
   kKnobInter = 1u << 1,    ///< inter_algorithm
   kKnobServers = 1u << 2,  ///< ps_servers, ps_hosts, ps_sharding
   kKnobFidelity = 1u << 3, ///< fidelity (algorithms with a flow-level form)
@@ -78,8 +78,17 @@ bool uses_flow(AlgorithmId id, Fidelity fidelity, int members);
  *  and nodes of `in` (what a run used). */
 std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in);
 
-/** @brief The chunk algorithm `id` pipelines with under `options` (its default when chunk_bytes is 0). */
+/** @brief The chunk algorithm `id` pipelines with under `options` (its default when chunk_bytes is 0; 0 with
+ *  --chunks, where the chunk depends on the message). */
 std::uint64_t effective_chunk_bytes(AlgorithmId id, const CollectiveOptions& options);
+
+/** @brief The chunk a pipelined tree (tree, dbtree, nccl-tree, nccl's tree) cuts its `bytes` into: ceil(bytes / chunks)
+ *  with --chunks, else effective_chunk_bytes. */
+std::uint64_t pipeline_chunk_bytes(AlgorithmId id, const CollectiveOptions& options, std::uint64_t bytes);
+
+/** @brief The ring's slices of `bytes` (each a whole ring allreduce, one after the other): min(chunks, bytes) with
+ *  --chunks, ceil(bytes / (ranks x chunk)) with a chunk of `chunk_bytes` (ring's effective chunk), else 1. */
+std::uint64_t ring_slices(const CollectiveOptions& options, std::uint64_t chunk, int ranks, std::uint64_t bytes);
 
 /** @brief Checks the values and the combination (servers >= 1, inter algorithm flat, ...); throws ConfigError
  *  naming the field. `given` lists the fields the user set (ps_servers, chunk_bytes, ...): one that no algorithm of

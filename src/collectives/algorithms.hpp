@@ -18,6 +18,11 @@ public:
   /** Flow level, run by the driver (Group::flow_call): one flow per member of `ring` (endpoints, in ring order) to
    *  the next, after the closed sum of the other steps at `max_latency`. */
   static void ring_flows(Group& group, const std::vector<int>& ring, double max_latency, std::uint64_t bytes);
+  /** The same plan posted by the members (Group::member_flows): member `position` of `ring` waits for every member,
+   *  sleeps the same closed sum and exchanges its one flow with its neighbours, slice after slice, every slice after
+   *  every member finished the previous one, as the driver's plan runs them. */
+  static void member_ring(Group& group, int position, const std::vector<int>& ring, double max_latency,
+                          std::uint64_t bytes);
   /** Slices of at most P x chunk bytes, each a whole ring allreduce, one after the other (at either fidelity). */
   static std::uint64_t slices(const Group& group, std::uint64_t bytes);
 

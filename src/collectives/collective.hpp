@@ -202,6 +202,17 @@ public:
     }
     depart();
   }
+  /** Every member waits until every member has called it (one SimGrid barrier; the member-posted flow forms). */
+  void sync() { depart(); }
+  /** True when the ring's flow form is posted by the members themselves (mailbox transfers between the members' own
+   *  actors, each on its endpoint's host) instead of by one driver: above member_flows_above_ranks members, with no
+   *  staging copies or CPU work on the way (pcie_contention, cpu_contention off). SimGrid 3.32 keeps every
+   * driver-posted host-to-host transfer in one list that each completion scans (docs/collectives.md), a member-posted
+   * one only in its two members' lists. */
+  bool member_flows() const
+  {
+    return size() > options().member_flows_above_ranks && !options().pcie_contention && !options().cpu_contention;
+  }
   /** `compute()` the first time `key` is asked for on this group, the cached value afterwards (e.g. an algorithm's
    *  largest partner latency: the group's routes do not change). */
   double cached(int key, const std::function<double()>& compute);

@@ -111,6 +111,10 @@ void NcclRing::run(Group& g, int self, std::uint64_t bytes, const NcclShape& sha
         l = std::max(l, g.world().route(endpoints[i], endpoints[(i + 1) % endpoints.size()]).alpha_s);
       return l;
     });
+    if (g.member_flows()) {
+      RingAllreduce::member_ring(g, position, endpoints, latency, bytes);
+      return;
+    }
     const std::uint64_t slices = RingAllreduce::slices(g, bytes);
     g.flow_call([&] {
       for (std::uint64_t i = 0; i < slices; ++i)
@@ -130,17 +134,18 @@ void NcclRing::allreduce(Group& g, int self, std::uint64_t bytes) const
 
 void NcclTree::run(Group& g, int self, std::uint64_t bytes, const NcclShape& shape)
 {
-  const std::uint64_t chunk = effective_chunk_bytes(AlgorithmId::NcclTree, g.options());
   // Two channels, as DoubleBinaryTree: 4c+1 and 4c+2 (engine/phase.cpp keeps 4k for concurrent aggregations).
   Group first(g.world(), g.members(), 4 * g.channel() + 1);
   Group second(g.world(), g.members(), 4 * g.channel() + 2);
   const std::uint64_t half0 = chunk_bytes(bytes, 2, 0);
   const std::uint64_t half1 = chunk_bytes(bytes, 2, 1);
+  const std::uint64_t chunk0 = pipeline_chunk_bytes(AlgorithmId::NcclTree, g.options(), half0);
+  const std::uint64_t chunk1 = pipeline_chunk_bytes(AlgorithmId::NcclTree, g.options(), half1);
   const int parent0 = parent_of(shape.trees[0], self);
   const int parent1 = parent_of(shape.trees[1], self);
   auto helper = simgrid::s4u::Actor::create("nccl-tree-second", simgrid::s4u::this_actor::get_host(),
-                                            [&] { tree_part(second, self, half1, chunk, shape.trees[1], parent1); });
-  tree_part(first, self, half0, chunk, shape.trees[0], parent0);
+                                            [&] { tree_part(second, self, half1, chunk1, shape.trees[1], parent1); });
+  tree_part(first, self, half0, chunk0, shape.trees[0], parent0);
   helper->join();
 }
 

@@ -91,6 +91,8 @@ struct CollectiveOptions {
   double msg_overhead_s = 0;     ///< software overhead added before every message is sent, seconds
   double reduce_s_per_byte = 0;  ///< reduction cost, seconds per byte (a fixed time: no contention with compute)
   std::uint64_t chunk_bytes = 0; ///< pipelining chunk; 0: the algorithm's default (algorithm table)
+  /// Chunks per collective (--chunks; excludes chunk_bytes): ring N slices, trees chunks of ceil(M/N) bytes; 0: none
+  std::uint32_t chunks = 0;
   AlgorithmId inter_algorithm = kDefaultAlgorithm; ///< hier: flat algorithm among node leaders
   int ps_servers = 1;                              ///< ps: number of servers
   std::vector<std::string> ps_hosts;               ///< ps: server hosts; empty: co-located on ranks 0..S-1
@@ -99,6 +101,10 @@ struct CollectiveOptions {
   Optimizer optimizer = Optimizer::Momentum; ///< ps with PsUpdate::Server: the update's cost per byte
   std::vector<ServerRate> ps_rates;          ///< ps with PsUpdate::Server: per server (filled by the engine)
   Fidelity fidelity = Fidelity::Auto;
+  /// The ring's flow form (ring, nccl-ring) is posted by the members themselves above this many ranks, by one driver
+  /// up to it (docs/collectives.md, "Who posts the flows": measured crossover on this machine between 1,024 and 2,048
+  /// ranks). Not a command-line option: the tests set it to run either way.
+  int member_flows_above_ranks = 1024;
   StackProfile stack; ///< per-message and per-call costs of the communication library (default: ideal)
   /// Share of a GPU's compute speed an aggregation on that GPU takes while it runs, in [0, 1) (0: none;
   /// docs/frameworks.md, interference); read by the engine only.

@@ -12,7 +12,10 @@ void RingAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
   if (p <= 1)
     return;
   if (g.use_flow(AlgorithmId::Ring)) {
-    g.flow_call([&] { flow_plan(g, bytes); });
+    if (g.member_flows())
+      member_ring(g, self, g.members(), g.ring_max_latency(), bytes);
+    else
+      g.flow_call([&] { flow_plan(g, bytes); });
     return;
   }
   const std::uint64_t n = slices(g, bytes);
@@ -30,9 +33,37 @@ bool RingAllreduce::flow_plan(Group& g, std::uint64_t bytes) const
 
 std::uint64_t RingAllreduce::slices(const Group& g, std::uint64_t bytes)
 {
-  const std::uint64_t chunk = effective_chunk_bytes(AlgorithmId::Ring, g.options());
-  const std::uint64_t per_slice = chunk * static_cast<std::uint64_t>(g.size());
-  return chunk > 0 && bytes > per_slice ? (bytes + per_slice - 1) / per_slice : 1; // chunk <= 1 GiB: no overflow
+  return ring_slices(g.options(), effective_chunk_bytes(AlgorithmId::Ring, g.options()), g.size(), bytes);
+}
+
+namespace {
+/** The closed sum a ring flow plan sleeps before its flows (ring_flows). */
+double ring_delay_s(const CollectiveOptions& o, int p, double max_latency, std::uint64_t bytes)
+{
+  const double steps = 2.0 * (p - 1) - 1;
+  return steps * (max_latency + o.msg_overhead_s) + o.msg_overhead_s +
+         o.reduce_s_per_byte * double(bytes - bytes / std::uint64_t(p));
+}
+/** The bytes of the flow of ring position i: every chunk it sends (all but chunks i+1 and i+2). */
+std::uint64_t ring_flow_bytes(int p, int i, std::uint64_t bytes)
+{
+  return 2 * bytes - chunk_bytes(bytes, p, (i + 1) % p) - chunk_bytes(bytes, p, (i + 2) % p);
+}
+} // namespace
+
+void RingAllreduce::member_ring(Group& g, int position, const std::vector<int>& ring, double max_latency,
+                                std::uint64_t bytes)
+{
+  const int p = static_cast<int>(ring.size());
+  const std::uint64_t n = slices(g, bytes);
+  for (std::uint64_t k = 0; k < n; ++k) {
+    const std::uint64_t slice = chunk_bytes(bytes, n, k);
+    g.sync(); // as the driver: the slice starts once every member is there (and done with the previous one)
+    CommWorld::delay(ring_delay_s(g.options(), p, max_latency, slice));
+    g.world().exchange(ring[position], {{ring[(position + 1) % p], ring_flow_bytes(p, position, slice)}},
+                       {ring[(position + p - 1) % p]}, false, g.channel());
+  }
+  g.sync(); // every member leaves when the last flow is done, as from Group::flow_call
 }
 
 void RingAllreduce::ring_flows(Group& g, const std::vector<int>& ring, double max_latency, std::uint64_t bytes)
@@ -41,15 +72,11 @@ void RingAllreduce::ring_flows(Group& g, const std::vector<int>& ring, double ma
   // after the other 2P-3 steps' latencies at the slowest ring hop, all 2(P-1) overheads and its P-1 reductions
   // (every chunk but its own: at most M - floor(M/P) bytes).
   const int p = static_cast<int>(ring.size());
-  const CollectiveOptions& o = g.options();
-  const double steps = 2.0 * (p - 1) - 1;
-  CommWorld::delay(steps * (max_latency + o.msg_overhead_s) + o.msg_overhead_s +
-                   o.reduce_s_per_byte * double(bytes - bytes / std::uint64_t(p)));
+  CommWorld::delay(ring_delay_s(g.options(), p, max_latency, bytes));
   std::vector<Flow> flows;
   flows.reserve(ring.size());
   for (int i = 0; i < p; ++i)
-    flows.push_back({ring[i], ring[(i + 1) % p],
-                     2 * bytes - chunk_bytes(bytes, p, (i + 1) % p) - chunk_bytes(bytes, p, (i + 2) % p)});
+    flows.push_back({ring[i], ring[(i + 1) % p], ring_flow_bytes(p, i, bytes)});
   g.world().run_flows(flows);
 }
 

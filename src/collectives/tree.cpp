@@ -9,7 +9,7 @@ void TreeAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
   const int p = g.size();
   if (p <= 1)
     return;
-  const std::uint64_t chunk = effective_chunk_bytes(AlgorithmId::Tree, g.options());
+  const std::uint64_t chunk = pipeline_chunk_bytes(AlgorithmId::Tree, g.options(), bytes);
   const std::uint64_t chunks = bytes == 0 ? 1 : (bytes + chunk - 1) / chunk;
   std::vector<int> children;
   for (int c : {2 * self + 1, 2 * self + 2})

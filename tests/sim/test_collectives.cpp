@@ -114,6 +114,39 @@ TEST_CASE("pipelined tree, P = 7 (full tree), 256 KiB chunks, equals its recurre
   o.chunk_bytes = 256 << 10;
   check("tree", 7, o);
 }
+TEST_CASE("tree with --chunks: P = 2, 2 chunks of 1000 B, worked out by hand")
+{
+  // The child sends its 2 chunks up one after the other (1 us + 1000 B / 10 GB/s = 1.1 us each), then the root sends
+  // them down the same way: 4 x 1.1 us = 4.4 us. One chunk (the 1 MiB default) would take 2 x 1.2 us = 2.4 us.
+  collectives::CollectiveOptions o;
+  o.chunks = 2;
+  const auto chunked = sweep("tree", 2, {2000}, o);
+  CHECK(test::relative_error(chunked.points[0].time_s, 4.4e-6) < 1e-9);
+}
+TEST_CASE("tree with --chunks 4, P = 7, equals its recurrence with chunks of ceil(M/4) bytes")
+{
+  collectives::CollectiveOptions o = costly();
+  o.chunks = 4;
+  const auto out = sweep("tree", 7, {4000, 3 << 20}, o);
+  const analytical::Costs c{2e-6, 0.05e-9};
+  CHECK(test::relative_error(out.points[0].time_s, analytical::tree_allreduce_s(7, 4000, 1000, kHop, c)) < 1e-9);
+  CHECK(test::relative_error(out.points[1].time_s, analytical::tree_allreduce_s(7, 3 << 20, 3 << 18, kHop, c)) < 1e-9);
+  const auto spec = collectives::parse_algorithm("tree");
+  for (const auto& pt : out.points) // the closed form the CLI prints reads --chunks too
+    CHECK(test::relative_error(pt.time_s, collectives::closed_form_s(spec, pt.bytes, out.closed_form)) < 1e-9);
+}
+TEST_CASE("ring with --chunks 3, P = 4: three ring allreduces of M/3 one after the other")
+{
+  collectives::CollectiveOptions o = costly();
+  o.chunks = 3;
+  const auto out = sweep("ring", 4, {12000, 12 << 20}, o);
+  const auto spec = collectives::parse_algorithm("ring");
+  for (const auto& pt : out.points) {
+    const double expected = 3 * analytical::ring_allreduce_s(4, pt.bytes / 3, kHop, {2e-6, 0.05e-9});
+    CHECK(test::relative_error(pt.time_s, expected) < 1e-9);
+    CHECK(test::relative_error(pt.time_s, collectives::closed_form_s(spec, pt.bytes, out.closed_form)) < 1e-9);
+  }
+}
 TEST_CASE("pipelined tree, P = 16, equals its recurrence")
 {
   check("tree", 16);

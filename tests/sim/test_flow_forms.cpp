@@ -192,6 +192,73 @@ TEST_CASE("flow-level ring in slices of P x chunk bytes equals the message level
   CHECK(flow[0].rank_bytes == 2 * 3 * (48ULL << 20));
 }
 
+TEST_CASE("member-posted ring flows equal the message level and the closed form on a uniform star, P = 2, 5, 16")
+{
+  collectives::CollectiveOptions o = costly();
+  o.member_flows_above_ranks = 0; // every flow posted by its own members, not by one driver
+  check_uniform("ring", {2, 5, 16}, ring_closed, o);
+}
+
+TEST_CASE("member-posted nccl-ring flows equal the driver's on 2 nodes x 4 NVLink GPUs over EDR")
+{
+  test::ProbeEngine engine(test::write_nvlink_ib_platform());
+  collectives::CollectiveOptions driver = costly(), member = costly();
+  member.member_flows_above_ranks = 0;
+  std::vector<Run> by_driver, by_members;
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  const std::vector<int> nodes{0, 0, 0, 0, 1, 1, 1, 1};
+  sg4::Actor::create("controller", hosts[0], [&] {
+    by_driver = run_form(hosts, nodes, "nccl-ring", driver, Fidelity::Flow, kSizes, "d");
+    by_members = run_form(hosts, nodes, "nccl-ring", member, Fidelity::Flow, kSizes, "p");
+  });
+  engine.engine().run();
+  for (std::size_t i = 0; i < kSizes.size(); ++i) {
+    INFO(kSizes[i] << " B: driver " << by_driver[i].time_s << " s, members " << by_members[i].time_s << " s");
+    CHECK(std::fabs(by_members[i].time_s - by_driver[i].time_s) <= 1e-9 * by_driver[i].time_s);
+    CHECK(by_members[i].rank_bytes == by_driver[i].rank_bytes);
+    CHECK(by_members[i].reported_bytes == by_driver[i].reported_bytes);
+  }
+}
+
+TEST_CASE("ring with --chunks: flow level equals the message level and N ring allreduces of M/N, P = 5")
+{
+  collectives::CollectiveOptions o = costly();
+  o.chunks = 3;
+  test::ProbeEngine engine(test::write_star_platform(star(5)));
+  const auto [message, flow] = both_forms(engine, "ring", o, kSizes, {0, 0, 0, 0, 0});
+  for (std::size_t i = 0; i < kSizes.size(); ++i) {
+    const double expected = 3 * ring_closed(5, kSizes[i] / 3, kHop, {o.msg_overhead_s, o.reduce_s_per_byte});
+    INFO(kSizes[i] << " B: message " << message[i].time_s << " s, flow " << flow[i].time_s << " s, closed "
+                   << expected);
+    CHECK(std::fabs(message[i].time_s - expected) <= 1e-9 * expected);
+    CHECK(std::fabs(flow[i].time_s - expected) <= 1e-9 * expected);
+    CHECK(flow[i].rank_bytes == message[i].rank_bytes);
+    CHECK(flow[i].reported_bytes == message[i].reported_bytes);
+  }
+}
+
+TEST_CASE("ring with --chunks 7 (uneven slices): flow level within one byte per step of the message level, P = 4")
+{
+  collectives::CollectiveOptions o = costly();
+  o.chunks = 7;
+  test::ProbeEngine engine(test::write_star_platform(star(4)));
+  const std::vector<std::uint64_t> sizes{1000, 3 << 20};
+  const auto [message, flow] = both_forms(engine, "ring", o, sizes, {0, 0, 0, 0});
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    // A slice P does not divide has chunks one byte apart: a message-level step lasts as long as its largest chunk (and
+    // its reduction), the flow form's closed sum and flows follow each rank's own chunks, so the forms may differ by
+    // at most one byte's transfer and reduction per step: 7 slices x 2(P-1) steps x (1/B + gamma).
+    INFO(sizes[i] << " B: message " << message[i].time_s << " s, flow " << flow[i].time_s << " s");
+    CHECK(std::fabs(message[i].time_s - flow[i].time_s) <=
+          7 * 2 * 3 * (1 / kHop.bandwidth_bytes_per_s + o.reduce_s_per_byte) * (1 + 1e-9));
+    CHECK(flow[i].rank_bytes == message[i].rank_bytes);
+    // 7 slices of 7 (a ring allreduce pays 2(P-1) latencies each): far more than one slice's 6 latencies.
+    CHECK(message[i].time_s > 7 * 6 * kHop.alpha_s);
+  }
+}
+
 TEST_CASE("flow-level recursive doubling equals the message level and the closed form, P = 2, 6, 8, 12")
 {
   check_uniform("rd", {2, 6, 8, 12}, rd_closed);
@@ -298,7 +365,8 @@ namespace {
 
 /** Flow time / message time of `algorithm` for each of `sizes` on 8 nodes x 4 V100-PCIe GPUs (the GPUs of a node share
  *  its PCIe switch and NIC), fat tree of 2 nodes per leaf, 4:1 oversubscribed. */
-std::vector<double> contended_ratios(const std::string& algorithm, const std::vector<std::uint64_t>& sizes)
+std::vector<double> contended_ratios(const std::string& algorithm, const std::vector<std::uint64_t>& sizes,
+                                     int member_flows_above_ranks = 1024)
 {
   platform::ClusterSpec s;
   s.nodes = 8;
@@ -311,6 +379,7 @@ std::vector<double> contended_ratios(const std::string& algorithm, const std::ve
   test::ProbeEngine engine(s);
   collectives::CollectiveOptions o;
   o.inter_algorithm = collectives::AlgorithmId::Ring;
+  o.member_flows_above_ranks = member_flows_above_ranks;
   const auto [message, flow] = both_forms(engine, algorithm, o, sizes);
   std::vector<double> ratios;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -324,9 +393,9 @@ std::vector<double> contended_ratios(const std::string& algorithm, const std::ve
 const std::vector<std::uint64_t> kContendedSizes{64 << 10, 4 << 20, 64 << 20};
 
 /** Every ratio within [low, high] (the measured values are in docs/collectives.md, "Fidelity"). */
-void check_contended(const std::string& algorithm, double low, double high)
+void check_contended(const std::string& algorithm, double low, double high, int member_flows_above_ranks = 1024)
 {
-  const auto ratios = contended_ratios(algorithm, kContendedSizes);
+  const auto ratios = contended_ratios(algorithm, kContendedSizes, member_flows_above_ranks);
   for (std::size_t i = 0; i < ratios.size(); ++i) {
     INFO(algorithm << ", " << kContendedSizes[i] << " B: flow / message = " << ratios[i]);
     CHECK(ratios[i] >= low);
@@ -339,6 +408,11 @@ void check_contended(const std::string& algorithm, double low, double high)
 TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: flow-level ring within its measured band")
 {
   check_contended("ring", 0.999, 1.001); // measured: 1.000 at every size
+}
+
+TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: member-posted ring flows within the same band")
+{
+  check_contended("ring", 0.999, 1.001, 0); // measured: 1.000 at every size
 }
 
 TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: flow-level rd within its measured band")

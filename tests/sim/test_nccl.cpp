@@ -21,7 +21,8 @@ namespace {
 constexpr double kBandwidth = 10e9;
 const analytical::Hop kHop{1e-6, kBandwidth}; // the star: two links of 0.5 us each
 
-engine::SweepOutput sweep_star(const std::string& algorithm, int ranks, const std::vector<std::uint64_t>& sizes)
+engine::SweepOutput sweep_star(const std::string& algorithm, int ranks, const std::vector<std::uint64_t>& sizes,
+                               const collectives::CollectiveOptions& options = {})
 {
   test::StarSpec star;
   star.hosts = ranks;
@@ -30,6 +31,7 @@ engine::SweepOutput sweep_star(const std::string& algorithm, int ranks, const st
   engine::SweepInput in;
   in.platform_file = test::write_star_platform(star);
   in.algorithm = collectives::parse_algorithm(algorithm);
+  in.collective = options;
   in.sizes = sizes;
   return engine::run_collective_sweep(in);
 }
@@ -127,6 +129,24 @@ TEST_CASE("nccl on the star, P = 8: the ring at every size on one node, LL then 
   // LL (4 x the bytes, 3.6 us) for small messages, Simple (8.4 us) for large.
   CHECK(protos.front() == collectives::NcclProto::LL);
   CHECK(protos.back() == collectives::NcclProto::Simple);
+}
+
+TEST_CASE("nccl with --chunks 2 on the star, P = 8: two ring allreduces of half the wire bytes, as its closed form")
+{
+  collectives::CollectiveOptions o;
+  o.chunks = 2;
+  const auto out = sweep_star("nccl", 8, {1 << 10, 64 << 20}, o);
+  const auto& t = out.closed_form.nccl.topology;
+  for (const auto& pt : out.points) {
+    const auto c = collectives::nccl_choose(t, pt.bytes);
+    const double base = collectives::nccl_base_latency_us(c.algo, c.proto) * 1e-6;
+    const auto wire = collectives::nccl_wire_bytes(pt.bytes, collectives::nccl_efficiency(t, c.algo, c.proto));
+    INFO(pt.bytes << " B: simulated " << pt.time_s);
+    CHECK(c.algo == collectives::NcclAlgo::Ring);
+    CHECK(test::relative_error(pt.time_s, base + 2 * analytical::ring_allreduce_s(8, wire / 2, kHop)) < 1e-9);
+    CHECK(test::relative_error(pt.time_s, collectives::closed_form_s(collectives::parse_algorithm("nccl"), pt.bytes,
+                                                                     out.closed_form)) < 1e-9);
+  }
 }
 
 TEST_CASE("nccl on 8 nodes x 8 V100 over EDR: never the most pessimistic of the flat ring and dbtree")
