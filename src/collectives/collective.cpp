@@ -192,22 +192,25 @@ void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_
 
 void CommWorld::run_flows(const std::vector<Flow>& flows)
 {
-  start_flows(flows);
-  finish_flows();
+  finish_own(flows, start_own(flows)); // local: another lane's driver may run flows meanwhile
 }
 
 void CommWorld::start_flows(const std::vector<Flow>& flows)
 {
+  Pending& mine = pending_[sg4::this_actor::get_pid()];
   for (auto& c : start_own(flows))
-    flow_comms_.push_back(std::move(c));
-  flows_.insert(flows_.end(), flows.begin(), flows.end());
+    mine.comms.push_back(std::move(c));
+  mine.flows.insert(mine.flows.end(), flows.begin(), flows.end());
 }
 
 void CommWorld::finish_flows()
 {
-  finish_own(flows_, flow_comms_);
-  flow_comms_.clear();
-  flows_.clear();
+  const auto it = pending_.find(sg4::this_actor::get_pid());
+  if (it == pending_.end())
+    return;
+  const Pending mine = std::move(it->second); // out of the map: other drivers may insert while this one waits
+  pending_.erase(it);
+  finish_own(mine.flows, mine.comms);
 }
 
 std::vector<sg4::CommPtr> CommWorld::start_own(const std::vector<Flow>& flows)

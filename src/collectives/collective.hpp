@@ -146,8 +146,13 @@ private:
   TransferFn on_transfer_;
   bool contended_ = false; ///< pcie_contention or cpu_contention
   std::vector<NodeCpu> node_cpus_;
-  std::vector<simgrid::s4u::CommPtr> flow_comms_; ///< flows started and not yet finished
-  std::vector<Flow> flows_;                       ///< their endpoints and bytes
+  /** Flows a driver started with start_flows and has not finished: one entry per driver actor, since the drivers of
+   *  concurrent lanes (--comm-streams) interleave their start_flows and finish_flows. */
+  struct Pending {
+    std::vector<simgrid::s4u::CommPtr> comms;
+    std::vector<Flow> flows;
+  };
+  std::unordered_map<long, Pending> pending_; ///< actor id -> its started flows
 };
 
 /** @brief Keys of Group::cached. */
