@@ -2,7 +2,7 @@
 # Fuzzes every parser ddlsim writes with libFuzzer (docs/safety.md): installs clang if missing, builds build-fuzz/
 # (clang++, -DDDLSIM_FUZZ=ON: ASan + UBSan + libFuzzer, no test suite), runs each target SECONDS (default 10) from
 # its seed corpus in tests/fuzz/corpus/, and prints executions and findings per target.
-#   bash scripts/fuzz.sh          # the short run (10 targets x 10 s, two at a time)
+#   bash scripts/fuzz.sh          # the short run (every target 10 s, two at a time)
 #   bash scripts/fuzz.sh 3600     # the long run: an hour per target
 # A finding fails the run and leaves its input in build-fuzz/tests/fuzz/work/TARGET/ (crash-*, timeout-*, oom-*).
 set -euo pipefail
