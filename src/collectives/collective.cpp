@@ -19,8 +19,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace ddlsim::collectives {
 namespace {
-// SimGrid transfers need a non-null payload; the simulated size is what counts.
-char g_payload = 0;
 
 /** The stack's size factors as SimGrid's per-message factor callbacks: SMPI's own mechanism (smpi/lat-factor,
  *  smpi/bw-factor), applied by the network model to every transfer. Nothing is installed for an empty list, so the
@@ -113,11 +111,18 @@ sg4::Mailbox* CommWorld::mailbox(int src, int dst, int channel)
 
 sg4::CommPtr CommWorld::post_send(int self, int to, std::uint64_t bytes, bool overhead, int channel)
 {
-  if (contended_)
-    return post_send_contended(self, to, bytes, overhead, channel);
   const StackProfile& stack = options_.stack;
-  double before_s = overhead ? options_.msg_overhead_s + stack.send_overhead_s : 0.0;
+  const double overhead_s = overhead ? options_.msg_overhead_s + stack.send_overhead_s : 0.0;
+  double before_s = 0.0;
+  if (contended_)
+    cpu_work(self, overhead_s); // CPU work of its own (host_staging.cpp), before the copies
+  else
+    before_s = overhead_s;
   before_s += stack.copy_s_per_byte * double(bytes);
+  if (staged(self)) {
+    before_s -= stack.pcie_copy_s_per_byte * double(bytes); // the copy to host memory takes its place
+    stage_out(self, bytes);
+  }
   if (stack.rendezvous_above_bytes > 0 && bytes > stack.rendezvous_above_bytes)
     before_s += handshake_s(self, to);
   if (before_s > 0)
@@ -125,7 +130,7 @@ sg4::CommPtr CommWorld::post_send(int self, int to, std::uint64_t bytes, bool ov
   sent_[self] += bytes;
   received_[to] += bytes; // counted by the sender: the receiver learns the size only from the message
   messages_[self] += 1;
-  return mailbox(self, to, channel)->put_async(&g_payload, bytes);
+  return mailbox(self, to, channel)->put_async(payload_of(bytes), bytes);
 }
 
 double CommWorld::handshake_s(int self, int to) const
@@ -136,11 +141,11 @@ double CommWorld::handshake_s(int self, int to) const
   return 2 * (options_.msg_overhead_s + stack.send_overhead_s + stack.recv_overhead_s + latency);
 }
 
-void CommWorld::received(int count)
+void CommWorld::received(int self, char* const* payloads, std::size_t count)
 {
-  const double after_s = options_.stack.recv_overhead_s * count;
-  if (after_s > 0)
-    sg4::this_actor::sleep_for(after_s);
+  cpu_work(self, options_.stack.recv_overhead_s * double(count)); // a sleep unless --cpu-contention
+  if (staged(self))
+    stage_in(self, payloads, count);
 }
 
 void CommWorld::send_recv(int self, int to, std::uint64_t send_bytes, int from, int channel)
@@ -165,10 +170,7 @@ void CommWorld::recv(int self, int from, int channel)
 {
   char* received = nullptr; // the payload pointer lands here; only the simulated size matters
   mailbox(from, self, channel)->get_async<char>(&received)->wait();
-  if (contended_)
-    received_contended(self, {received});
-  else
-    this->received(1);
+  this->received(self, &received, 1);
 }
 
 void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends,
@@ -184,10 +186,7 @@ void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_
   sg4::Comm::wait_all(comms);
   for (std::size_t i = 0; i < sends.size(); ++i)
     transferred(self, sends[i].first, sends[i].second, channel, comms[from.size() + i]);
-  if (contended_)
-    received_contended(self, landing);
-  else
-    received(static_cast<int>(from.size()));
+  received(self, landing.data(), landing.size());
 }
 
 void CommWorld::run_flows(const std::vector<Flow>& flows)

@@ -123,13 +123,14 @@ private:
   simgrid::s4u::CommPtr post_send(int self, int to, std::uint64_t bytes, bool overhead, int channel);
   /** The stack's rendezvous round trip before a large message from `self` to `to`, seconds. */
   double handshake_s(int self, int to) const;
-  /** The stack's receive overhead for `count` messages received, slept by the receiver. */
-  void received(int count);
-  // With pcie_contention or cpu_contention (host_staging.cpp): the same steps, with the staging copies as transfers
-  // over the PCIe link and the overheads as CPU work; the payload pointer carries the message size to the receiver.
-  simgrid::s4u::CommPtr post_send_contended(int self, int to, std::uint64_t bytes, bool overhead, int channel);
-  void received_contended(int self, const std::vector<char*>& payloads);
+  /** After `count` messages landed (their payload pointers): the stack's receive overhead (cpu_work), then, for a
+   *  host-staged endpoint, the copies to the GPU. */
+  void received(int self, char* const* payloads, std::size_t count);
+  // --pcie-contention (host_staging.cpp): a host-staged endpoint's copies as transfers over its PCIe link; the payload
+  // pointer carries the message size to the receiver (payload_of, bytes_of).
   bool staged(int endpoint) const;
+  void stage_out(int self, std::uint64_t bytes);
+  void stage_in(int self, char* const* payloads, std::size_t count);
 
   int ranks_;
   std::vector<simgrid::s4u::Host*> hosts_;
@@ -273,6 +274,12 @@ public:
  *  (--pcie-contention) rather than a message of the stack: the stack's size factors do not apply to it. A CPU host
  *  that is itself an endpoint (a parameter server) is never registered: its messages keep the factors. */
 bool is_staging_copy(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
+
+/** A message's payload pointer: SimGrid moves it to the receiver and never reads it (the simulated size is the
+ *  transfer's own), so it carries the message size, plus one so that it is never null (host_staging.cpp). */
+void* payload_of(std::uint64_t bytes);
+/** The message size a payload_of pointer carries. */
+std::uint64_t bytes_of(const char* payload);
 
 /** @brief Byte size of chunk `index` when `bytes` is cut into `parts` nearly equal chunks (the first
  *  bytes % parts chunks get one byte more). */

@@ -21,8 +21,8 @@ std::set<std::pair<const sg4::Host*, const sg4::Host*>>& staging_pairs()
   return pairs;
 }
 
-// The message size rides in the payload pointer (SimGrid moves the pointer, never reads it; the simulated size is
-// the transfer's own): size + 1, so that the pointer is never null.
+} // namespace
+
 void* payload_of(std::uint64_t bytes)
 {
   return reinterpret_cast<void*>(static_cast<std::uintptr_t>(bytes + 1));
@@ -32,14 +32,6 @@ std::uint64_t bytes_of(const char* payload)
 {
   return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(payload)) - 1;
 }
-
-/** One copy of `bytes` from `from` to `to` over their route (the GPU's PCIe link), waited for. */
-sg4::CommPtr copy_async(sg4::Host* from, sg4::Host* to, std::uint64_t bytes)
-{
-  return sg4::Comm::sendto_async(from, to, bytes);
-}
-
-} // namespace
 
 bool is_staging_copy(const sg4::Host* src, const sg4::Host* dst)
 {
@@ -92,33 +84,16 @@ bool CommWorld::staged(int endpoint) const
   return options_.pcie_contention && options_.stack.host_staged && node_cpu(endpoint).device;
 }
 
-sg4::CommPtr CommWorld::post_send_contended(int self, int to, std::uint64_t bytes, bool overhead, int channel)
+void CommWorld::stage_out(int self, std::uint64_t bytes)
 {
-  const StackProfile& stack = options_.stack;
-  cpu_work(self, overhead ? options_.msg_overhead_s + stack.send_overhead_s : 0.0);
-  double before_s = stack.copy_s_per_byte * double(bytes);
-  if (staged(self)) {
-    before_s -= stack.pcie_copy_s_per_byte * double(bytes); // the copy below takes its place
-    copy_async(hosts_[self], node_cpu(self).host, bytes)->wait();
-  }
-  if (stack.rendezvous_above_bytes > 0 && bytes > stack.rendezvous_above_bytes)
-    before_s += handshake_s(self, to);
-  if (before_s > 0)
-    sg4::this_actor::sleep_for(before_s);
-  sent_[self] += bytes;
-  received_[to] += bytes;
-  messages_[self] += 1;
-  return mailbox(self, to, channel)->put_async(payload_of(bytes), bytes);
+  sg4::Comm::sendto_async(hosts_[self], node_cpu(self).host, bytes)->wait();
 }
 
-void CommWorld::received_contended(int self, const std::vector<char*>& payloads)
+void CommWorld::stage_in(int self, char* const* payloads, std::size_t count)
 {
-  cpu_work(self, options_.stack.recv_overhead_s * double(payloads.size()));
-  if (!staged(self))
-    return;
   std::vector<sg4::CommPtr> copies; // every message that arrived in host memory goes on to the GPU, concurrently
-  for (const char* p : payloads)
-    copies.push_back(copy_async(node_cpu(self).host, hosts_[self], bytes_of(p)));
+  for (std::size_t i = 0; i < count; ++i)
+    copies.push_back(sg4::Comm::sendto_async(node_cpu(self).host, hosts_[self], bytes_of(payloads[i])));
   sg4::Comm::wait_all(copies);
 }
 
