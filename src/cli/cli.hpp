@@ -24,6 +24,7 @@ struct RunOptions {
   bool analytical = false;              ///< also print the closed-form critical path
   bool explain = false;                 ///< also explain the iteration
   bool every_iteration = false;         ///< simulate every iteration (no copies of the first)
+  bool per_rank_actors = false;         ///< one communication actor per rank, even where one per stream would do
   AggregationCli aggregation;           ///< algorithm and its knobs
   int iterations = 3;                   ///< iterations simulated back to back
   std::string report;                   ///< JSON report path (empty: none)

@@ -60,6 +60,10 @@ po::options_description run_options(RunOptions& o)
   add_model("every-iteration", po::bool_switch(&o.every_iteration),
             "simulate every iteration even where they provably repeat the first (by default such runs simulate one "
             "and copy it; the report's iterations_simulated says which)");
+  add_model("per-rank-actors", po::bool_switch(&o.per_rank_actors),
+            "give every rank its own communication actor even where one actor per communication stream runs the "
+            "aggregations for all ranks (flow forms whose ranks' tasks run ahead); the same times, slower: a check of "
+            "that shortcut");
   add_model("explain", po::bool_switch(&o.explain),
             "also explain the iteration: its critical path, where communication went, what would shorten it most "
             "(each change simulated in a run of its own) and what the run assumed");
@@ -143,6 +147,7 @@ ResolvedRun resolve_run(RunOptions& o)
   in.simgrid_cfg = o.simgrid_cfg;
   in.dry_run = o.dump_config;
   in.replicate_iterations = !o.every_iteration;
+  in.drive_streams = !o.per_rank_actors;
   in.link_timelines = !o.trace.empty(); // only the trace draws the transfers in flight
   return r;
 }

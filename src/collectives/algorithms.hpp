@@ -15,6 +15,7 @@ class RingAllreduce final : public Collective {
 public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
+  bool drivable(Group& group, std::uint64_t bytes) const override;
   /** Flow level, run by the driver (Group::flow_call): one flow per member of `ring` (endpoints, in ring order) to
    *  the next, after the closed sum of the other steps at `max_latency`. */
   static void ring_flows(Group& group, const std::vector<int>& ring, double max_latency, std::uint64_t bytes);
@@ -37,6 +38,7 @@ class RecursiveDoubling final : public Collective {
 public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
+  bool drivable(Group& group, std::uint64_t bytes) const override;
 };
 
 /** @brief Rabenseifner: recursive halving reduce-scatter (halves of M/2, M/4, ...), then recursive
@@ -46,6 +48,7 @@ class HalvingDoubling final : public Collective {
 public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
+  bool drivable(Group& group, std::uint64_t bytes) const override;
 };
 
 /** @brief Binary tree (member r's children are 2r+1 and 2r+2, root 0), pipelined in chunks: reduce to the
@@ -78,6 +81,7 @@ public:
   }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
+  bool drivable(Group& group, std::uint64_t bytes) const override;
 
 private:
   std::unique_ptr<Collective> inter_;
@@ -99,6 +103,7 @@ public:
                                             const std::vector<std::uint64_t>& sequence) const override;
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
+  bool drivable(Group& group, std::uint64_t bytes) const override;
 
 private:
   bool leaders_only_;
@@ -127,7 +132,13 @@ private:
 class NcclRing final : public Collective {
 public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  bool drivable(Group& group, std::uint64_t bytes) const override;
+  void drive(Group& group, std::uint64_t bytes) const override;
   static void run(Group& group, int self, std::uint64_t bytes, const NcclShape& shape);
+  /** True when run() hands the ring's flow form to Group::flow_call (the flow level, not posted by the members). */
+  static bool driven(const Group& group);
+  /** The plan run() hands to Group::flow_call, for every member at once. */
+  static void ring_plan(Group& group, std::uint64_t bytes, const NcclShape& shape);
 
 private:
   NcclShapes shapes_;
@@ -149,6 +160,8 @@ private:
 class Nccl final : public Collective {
 public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  bool drivable(Group& group, std::uint64_t bytes) const override;
+  void drive(Group& group, std::uint64_t bytes) const override;
 
 private:
   NcclShapes shapes_;
@@ -167,6 +180,8 @@ public:
   {
   }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  bool drivable(Group& group, std::uint64_t bytes) const override;
+  void drive(Group& group, std::uint64_t bytes) const override;
 
 private:
   std::vector<Choice> choices_;
@@ -185,6 +200,8 @@ public:
   {
   }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  bool drivable(Group& group, std::uint64_t bytes) const override;
+  void drive(Group& group, std::uint64_t bytes) const override;
 
 private:
   std::vector<Rule> rules_;
@@ -204,6 +221,8 @@ public:
     return inner_->start(world, sequence);
   }
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  bool drivable(Group& group, std::uint64_t bytes) const override;
+  void drive(Group& group, std::uint64_t bytes) const override;
 
 private:
   std::unique_ptr<Collective> inner_;

@@ -201,12 +201,18 @@ public:
   template <class Plan>
   void flow_call(Plan&& plan)
   {
-    if (arrive()) {
-      world_.set_driver_channel(channel_); // the channel its flows report (the trace's stream of the aggregation)
-      plan();
-      world_.clear_driver_channel();
-    }
+    if (arrive())
+      drive(plan); // with the channel its flows report (the trace's stream of the aggregation)
     depart();
+  }
+  /** Runs `plan` from the calling actor as flow_call's driver would, for every member at once, with no member
+   *  actor involved (Collective::drive: the engine's one actor per communication stream). */
+  template <class Plan>
+  void drive(Plan&& plan)
+  {
+    world_.set_driver_channel(channel_);
+    plan();
+    world_.clear_driver_channel();
   }
   /** Every member waits until every member has called it (one SimGrid barrier; the member-posted flow forms). */
   void sync() { depart(); }
@@ -268,6 +274,16 @@ public:
    *  (the driver of Group::flow_call, or hier's among its node leaders); false when this algorithm has no flow form
    *  (nothing ran). */
   virtual bool flow_plan(Group& /*group*/, std::uint64_t /*bytes*/) const { return false; }
+  /** True when every member's allreduce() of `bytes` over `group` would only hand a plan to Group::flow_call (so all
+   *  of them wait for the last one, which runs the plan for every member): one actor may then run that plan for the
+   *  group with drive(), and the engine gives each communication stream one such actor instead of one per rank. */
+  virtual bool drivable(Group& /*group*/, std::uint64_t /*bytes*/) const { return false; }
+  /** Runs, from the calling actor, the plan that flow_call would run for an allreduce of `bytes` over `group` (only
+   *  where drivable() said so), as the driver of Group::drive. */
+  virtual void drive(Group& group, std::uint64_t bytes) const
+  {
+    group.drive([&] { flow_plan(group, bytes); });
+  }
 };
 
 /** @brief True for a transfer between a GPU endpoint and its node's CPU host that is a staging copy

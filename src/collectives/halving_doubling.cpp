@@ -10,7 +10,7 @@ namespace ddlsim::collectives {
 
 void HalvingDoubling::allreduce(Group& g, int self, std::uint64_t bytes) const
 {
-  if (g.size() > 1 && g.use_flow(AlgorithmId::Hd)) {
+  if (drivable(g, bytes)) {
     g.flow_call([&] { flow_plan(g, bytes); });
     return;
   }
@@ -37,6 +37,11 @@ void HalvingDoubling::allreduce(Group& g, int self, std::uint64_t bytes) const
     for (auto it = steps.rbegin(); it != steps.rend(); ++it)
       g.send_recv(self, it->partner, it->kept, it->partner);
   });
+}
+
+bool HalvingDoubling::drivable(Group& g, std::uint64_t /*bytes*/) const
+{
+  return g.size() > 1 && g.use_flow(AlgorithmId::Hd);
 }
 
 bool HalvingDoubling::flow_plan(Group& g, std::uint64_t bytes) const

@@ -46,13 +46,12 @@ void Hierarchical::allreduce(Group& g, int self, std::uint64_t bytes) const
   const int p = g.size();
   if (p <= 1)
     return;
-  Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
-  CommWorld& world = g.world();
-  if (uses_flow(g.options().inter_algorithm, g.options().fidelity, layout.leaders->size()) &&
-      g.options().stack.ideal()) {
+  if (drivable(g, bytes)) {
     g.flow_call([&] { flow_plan(g, bytes); });
     return;
   }
+  Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
+  CommWorld& world = g.world();
   const int node = layout.node_of_member[self];
   const std::vector<int>& local = layout.nodes[node];
   const int leader = local.front();
@@ -73,6 +72,15 @@ void Hierarchical::allreduce(Group& g, int self, std::uint64_t bytes) const
   for (std::size_t i = 1; i < local.size(); ++i)
     to.emplace_back(g.endpoint(local[i]), bytes);
   world.exchange(g.endpoint(self), to, {}, true, g.channel());
+}
+
+bool Hierarchical::drivable(Group& g, std::uint64_t /*bytes*/) const
+{
+  if (g.size() <= 1)
+    return false;
+  const Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
+  return uses_flow(g.options().inter_algorithm, g.options().fidelity, layout.leaders->size()) &&
+         g.options().stack.ideal();
 }
 
 bool Hierarchical::flow_plan(Group& g, std::uint64_t bytes) const

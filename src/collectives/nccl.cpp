@@ -57,6 +57,17 @@ int parent_of(const analytical::TreeShape& tree, int member)
   return -1;
 }
 
+/** The largest latency between neighbours of the ring `endpoints` (computed once per group). */
+double ring_latency(Group& g, const std::vector<int>& endpoints)
+{
+  return g.cached(kNcclRingLatencyKey, [&] {
+    double l = 0;
+    for (std::size_t i = 0; i < endpoints.size(); ++i)
+      l = std::max(l, g.world().route(endpoints[i], endpoints[(i + 1) % endpoints.size()]).alpha_s);
+    return l;
+  });
+}
+
 } // namespace
 
 NcclShape nccl_shape(const CommWorld& world, const std::vector<int>& endpoints)
@@ -104,26 +115,44 @@ void NcclRing::run(Group& g, int self, std::uint64_t bytes, const NcclShape& sha
       position = static_cast<int>(i);
     endpoints.push_back(g.endpoint(shape.ring[i]));
   }
-  if (g.use_flow(AlgorithmId::Ring)) { // the ring's flow form, driven on `g` (which every member shares)
-    const double latency = g.cached(kNcclRingLatencyKey, [&] {
-      double l = 0;
-      for (std::size_t i = 0; i < endpoints.size(); ++i)
-        l = std::max(l, g.world().route(endpoints[i], endpoints[(i + 1) % endpoints.size()]).alpha_s);
-      return l;
-    });
-    if (g.member_flows()) {
-      RingAllreduce::member_ring(g, position, endpoints, latency, bytes);
-      return;
-    }
-    const std::uint64_t slices = RingAllreduce::slices(g, bytes);
-    g.flow_call([&] {
-      for (std::uint64_t i = 0; i < slices; ++i)
-        RingAllreduce::ring_flows(g, endpoints, latency, chunk_bytes(bytes, slices, i));
-    });
+  if (driven(g)) {
+    g.flow_call([&] { ring_plan(g, bytes, shape); });
+    return;
+  }
+  if (g.use_flow(AlgorithmId::Ring)) { // the ring's flow form, posted by the members
+    RingAllreduce::member_ring(g, position, endpoints, ring_latency(g, endpoints), bytes);
     return;
   }
   Group ring(g.world(), endpoints, g.channel());
   RingAllreduce().allreduce(ring, position, bytes);
+}
+
+bool NcclRing::driven(const Group& g)
+{
+  return g.size() > 1 && g.use_flow(AlgorithmId::Ring) && !g.member_flows();
+}
+
+void NcclRing::ring_plan(Group& g, std::uint64_t bytes, const NcclShape& shape)
+{
+  // The ring's flow form, driven on `g` (which every member shares), over the endpoints in NCCL's ring order.
+  std::vector<int> endpoints;
+  for (int member : shape.ring)
+    endpoints.push_back(g.endpoint(member));
+  const double latency = ring_latency(g, endpoints);
+  const std::uint64_t slices = RingAllreduce::slices(g, bytes);
+  for (std::uint64_t i = 0; i < slices; ++i)
+    RingAllreduce::ring_flows(g, endpoints, latency, chunk_bytes(bytes, slices, i));
+}
+
+bool NcclRing::drivable(Group& g, std::uint64_t /*bytes*/) const
+{
+  return driven(g);
+}
+
+void NcclRing::drive(Group& g, std::uint64_t bytes) const
+{
+  const NcclShape& shape = shapes_.of(g);
+  g.drive([&] { ring_plan(g, bytes, shape); });
 }
 
 void NcclRing::allreduce(Group& g, int self, std::uint64_t bytes) const
@@ -158,6 +187,22 @@ void NcclTree::allreduce(Group& g, int self, std::uint64_t bytes) const
 std::uint64_t nccl_wire_bytes(std::uint64_t bytes, double efficiency)
 {
   return efficiency >= 1 ? bytes : static_cast<std::uint64_t>(std::llround(double(bytes) / efficiency));
+}
+
+bool Nccl::drivable(Group& g, std::uint64_t bytes) const
+{
+  return g.size() > 1 && nccl_choose(shapes_.of(g).topology, bytes).algo == NcclAlgo::Ring && NcclRing::driven(g);
+}
+
+void Nccl::drive(Group& g, std::uint64_t bytes) const
+{
+  // Every rank sleeps the protocol's base latency before it enters the ring's flow form, whose plan starts when the
+  // last one does: the driver sleeps it once, when the last one arrives.
+  const NcclShape& shape = shapes_.of(g);
+  const NcclChoice choice = nccl_choose(shape.topology, bytes);
+  simgrid::s4u::this_actor::sleep_for(nccl_base_latency_us(choice.algo, choice.proto) * 1e-6);
+  const std::uint64_t wire = nccl_wire_bytes(bytes, nccl_efficiency(shape.topology, choice.algo, choice.proto));
+  g.drive([&] { NcclRing::ring_plan(g, wire, shape); });
 }
 
 void Nccl::allreduce(Group& g, int self, std::uint64_t bytes) const

@@ -122,7 +122,7 @@ void ParameterServer::allreduce(Group& g, int self, std::uint64_t bytes) const
 {
   if (g.size() <= 1)
     return;
-  if (g.use_flow(AlgorithmId::Ps)) {
+  if (drivable(g, bytes)) {
     g.flow_call([&] { flow_plan(g, bytes); });
     return;
   }
@@ -140,6 +140,11 @@ void ParameterServer::allreduce(Group& g, int self, std::uint64_t bytes) const
     pulls.push_back(world.size() + s);
   }
   world.exchange(me, pushes, pulls, true, g.channel());
+}
+
+bool ParameterServer::drivable(Group& g, std::uint64_t /*bytes*/) const
+{
+  return g.size() > 1 && g.use_flow(AlgorithmId::Ps);
 }
 
 bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const

@@ -7,7 +7,7 @@ namespace ddlsim::collectives {
 
 void RecursiveDoubling::allreduce(Group& g, int self, std::uint64_t bytes) const
 {
-  if (g.size() > 1 && g.use_flow(AlgorithmId::Rd)) {
+  if (drivable(g, bytes)) {
     g.flow_call([&] { flow_plan(g, bytes); });
     return;
   }
@@ -18,6 +18,11 @@ void RecursiveDoubling::allreduce(Group& g, int self, std::uint64_t bytes) const
       g.reduce(self, bytes);
     }
   });
+}
+
+bool RecursiveDoubling::drivable(Group& g, std::uint64_t /*bytes*/) const
+{
+  return g.size() > 1 && g.use_flow(AlgorithmId::Rd);
 }
 
 bool RecursiveDoubling::flow_plan(Group& g, std::uint64_t bytes) const

@@ -11,16 +11,22 @@ void RingAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
   const int p = g.size();
   if (p <= 1)
     return;
+  if (drivable(g, bytes)) {
+    g.flow_call([&] { flow_plan(g, bytes); });
+    return;
+  }
   if (g.use_flow(AlgorithmId::Ring)) {
-    if (g.member_flows())
-      member_ring(g, self, g.members(), g.ring_max_latency(), bytes);
-    else
-      g.flow_call([&] { flow_plan(g, bytes); });
+    member_ring(g, self, g.members(), g.ring_max_latency(), bytes);
     return;
   }
   const std::uint64_t n = slices(g, bytes);
   for (std::uint64_t i = 0; i < n; ++i)
     ring_steps(g, self, chunk_bytes(bytes, n, i));
+}
+
+bool RingAllreduce::drivable(Group& g, std::uint64_t /*bytes*/) const
+{
+  return g.size() > 1 && g.use_flow(AlgorithmId::Ring) && !g.member_flows();
 }
 
 bool RingAllreduce::flow_plan(Group& g, std::uint64_t bytes) const

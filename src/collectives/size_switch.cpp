@@ -6,29 +6,79 @@
 
 namespace ddlsim::collectives {
 
+namespace {
+const Collective& by_size(const std::vector<SizeSwitch::Choice>& choices, std::uint64_t bytes)
+{
+  for (std::size_t i = 0; i + 1 < choices.size(); ++i)
+    if (bytes <= choices[i].max_bytes)
+      return *choices[i].collective;
+  return *choices.back().collective;
+}
+const Collective& by_ranks(const std::vector<RankSwitch::Rule>& rules, const Group& group)
+{
+  for (const auto& r : rules)
+    if (r.max_ranks == 0 || group.size() <= r.max_ranks)
+      return *r.collective;
+  return *rules.back().collective;
+}
+/** The stack's per-call cost of an allreduce of `bytes`, seconds (slept by every rank). */
+double call_s(const Group& group, std::uint64_t bytes)
+{
+  const StackProfile& stack = group.options().stack;
+  return stack.call_overhead_s + stack.call_copy_s_per_byte * double(bytes);
+}
+} // namespace
+
 void SizeSwitch::allreduce(Group& group, int self, std::uint64_t bytes) const
 {
-  for (std::size_t i = 0; i + 1 < choices_.size(); ++i)
-    if (bytes <= choices_[i].max_bytes)
-      return choices_[i].collective->allreduce(group, self, bytes);
-  choices_.back().collective->allreduce(group, self, bytes);
+  by_size(choices_, bytes).allreduce(group, self, bytes);
+}
+
+bool SizeSwitch::drivable(Group& group, std::uint64_t bytes) const
+{
+  return by_size(choices_, bytes).drivable(group, bytes);
+}
+
+void SizeSwitch::drive(Group& group, std::uint64_t bytes) const
+{
+  by_size(choices_, bytes).drive(group, bytes);
 }
 
 void RankSwitch::allreduce(Group& group, int self, std::uint64_t bytes) const
 {
-  for (const auto& r : rules_)
-    if (r.max_ranks == 0 || group.size() <= r.max_ranks)
-      return r.collective->allreduce(group, self, bytes);
-  rules_.back().collective->allreduce(group, self, bytes);
+  by_ranks(rules_, group).allreduce(group, self, bytes);
+}
+
+bool RankSwitch::drivable(Group& group, std::uint64_t bytes) const
+{
+  return by_ranks(rules_, group).drivable(group, bytes);
+}
+
+void RankSwitch::drive(Group& group, std::uint64_t bytes) const
+{
+  by_ranks(rules_, group).drive(group, bytes);
 }
 
 void StackCall::allreduce(Group& group, int self, std::uint64_t bytes) const
 {
-  const StackProfile& stack = group.options().stack;
-  const double call_s = stack.call_overhead_s + stack.call_copy_s_per_byte * double(bytes);
-  if (call_s > 0)
-    simgrid::s4u::this_actor::sleep_for(call_s);
+  const double s = call_s(group, bytes);
+  if (s > 0)
+    simgrid::s4u::this_actor::sleep_for(s);
   inner_->allreduce(group, self, bytes);
+}
+
+bool StackCall::drivable(Group& group, std::uint64_t bytes) const
+{
+  return inner_->drivable(group, bytes);
+}
+
+void StackCall::drive(Group& group, std::uint64_t bytes) const
+{
+  // Every rank sleeps the same call cost before it enters the flow form, whose plan starts when the last one does.
+  const double s = call_s(group, bytes);
+  if (s > 0)
+    simgrid::s4u::this_actor::sleep_for(s);
+  inner_->drive(group, bytes);
 }
 
 } // namespace ddlsim::collectives

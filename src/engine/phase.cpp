@@ -36,6 +36,9 @@ struct RankState {
   sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
   std::vector<double> done_at; // [iteration * tasks + task]: when it is (or will be) done; kNotYet if unknown
   int waiting = 0;             // stream actors inside the slow path
+  /** What those actors wait for (iteration, task): a finished task wakes them only when one of these is ready (a
+   *  compute stream waiting for the update would otherwise wake at every aggregation). */
+  std::vector<std::pair<int, const dag::Task*>> waits;
 };
 
 constexpr double kNotYet = std::numeric_limits<double>::infinity();
@@ -91,6 +94,7 @@ struct Phase::Impl {
     collective_.prepare(world_); // outside any actor: may throw ConfigError
     attach_node_cpus(world_);    // --pcie-contention, --cpu-contention (interference.cpp); may throw ConfigError
     gpu_shares_ = gpu_interference_shares(world_);
+    driven_ = spec.drive_streams && drivable();
     world_.on_transfer([this](int from, int to, std::uint64_t bytes, double start, double end, int channel) {
       links_.add(world_, from, to, bytes, start, end);
       auto kept = [this](int r) { return transfer_ranks_.empty() || transfer_ranks_.count(r) > 0; };
@@ -254,12 +258,16 @@ struct Phase::Impl {
       if (!dag_.timer.empty())
         actors.push_back(sg4::Actor::create(id + "-timer", world_.host(r),
                                             [this, r] { run_stream(r, dag_.timer, 1, 0, *groups_[0]); }));
-      if (dag_.comm_policy == dag::CommPolicy::InOrder && !dag_.communication.empty())
+      if (dag_.comm_policy == dag::CommPolicy::InOrder && !dag_.communication.empty() && !driven_)
         for (int k = 0; k < dag_.comm_streams; ++k)
           actors.push_back(sg4::Actor::create(id + "-comm" + std::to_string(k), world_.host(r), [this, r, k] {
             run_stream(r, dag_.communication, dag_.comm_streams, k, *groups_[k]);
           }));
     }
+    if (driven_)
+      for (int k = 0; k < dag_.comm_streams; ++k)
+        actors.push_back(sg4::Actor::create(name_ + "-comm" + std::to_string(k), world_.host(0),
+                                            [this, k] { drive_stream(dag_.comm_streams, k, *groups_[k]); }));
     if (dag_.comm_policy == dag::CommPolicy::Priority && !dag_.communication.empty()) {
       actors.push_back(sg4::Actor::create(name_ + "-scheduler", world_.host(0), [this] { schedule_priority(); }));
       for (int r = 0; r < world_.size(); ++r)
@@ -324,22 +332,86 @@ private:
     return ready_at(rank, it, task) <= sg4::Engine::get_clock();
   }
 
+  /** When every dependency of `task` is (or will be) done, once that is known: waits on the rank's condition
+   *  variable while a completion time is unknown. kNotYet if the iterations were found to repeat meanwhile. */
+  double known_ready_at(int rank, int it, const dag::Task& task)
+  {
+    double t = ready_at(rank, it, task);
+    if (t != kNotYet)
+      return t;
+    RankState& state = states_[rank];
+    ++state.waiting; // before the lock: a notifier that runs meanwhile sees it
+    state.waits.emplace_back(it, &task);
+    {
+      std::unique_lock<sg4::Mutex> lock(*state.mutex);
+      state.cv->wait(lock, [&] { return ready_at(rank, it, task) != kNotYet || !runs(it); });
+    }
+    --state.waiting;
+    state.waits.erase(std::find(state.waits.begin(), state.waits.end(), std::make_pair(it, &task)));
+    return runs(it) ? ready_at(rank, it, task) : kNotYet; // kNotYet: the iterations repeat (replicate)
+  }
+
   /** Returns once every dependency of `task` is done: sleeps until a known completion time, waits on the rank's
    *  condition variable while one is unknown. */
   void wait_ready(int rank, int it, const dag::Task& task)
   {
-    double t = ready_at(rank, it, task);
-    if (t == kNotYet) {
-      RankState& state = states_[rank];
-      ++state.waiting; // before the lock: a notifier that runs meanwhile sees it
-      std::unique_lock<sg4::Mutex> lock(*state.mutex);
-      state.cv->wait(lock, [&] { return ready_at(rank, it, task) != kNotYet || !runs(it); });
-      --state.waiting;
-      if (!runs(it))
-        return; // the iterations repeat (replicate)
-      t = ready_at(rank, it, task);
-    }
-    catch_up(t);
+    const double t = known_ready_at(rank, it, task);
+    if (t != kNotYet)
+      catch_up(t);
+  }
+
+  /** True when one actor per communication stream can run every aggregation of the phase for all ranks at once
+   *  (drive_stream): in-order streams whose tasks run ahead (nominal_, so every rank's readiness is a known time
+   *  without its own actor) and an algorithm that runs each of the phase's tensors as one plan for the whole group
+   *  (Collective::drivable: its flow forms). Every rank's communication actor would only wait for the last one. */
+  bool drivable()
+  {
+    if (!nominal_ || dag_.comm_policy != dag::CommPolicy::InOrder || dag_.communication.empty())
+      return false;
+    std::set<std::uint64_t> sizes;
+    for (const auto& slot : dag_.communication)
+      sizes.insert(dag_.tasks[slot.task].bytes);
+    for (const auto& group : groups_)
+      for (std::uint64_t bytes : sizes)
+        if (!collective_.drivable(*group, bytes))
+          return false;
+    return true;
+  }
+
+  /** Communication stream `lane` of every rank at once (drivable()): each aggregation starts on a rank when it is
+   *  ready there (the DAG chains a stream's entries, so that is never before the stream is free), its plan runs when
+   *  the last rank has started (as Group::flow_call's driver runs it), and it ends on every rank when the plan is
+   *  done. The same entries as run_stream's. */
+  void drive_stream(int lanes, int lane, collectives::Group& group)
+  {
+    const std::vector<dag::Slot>& order = dag_.communication;
+    const int n = static_cast<int>(order.size());
+    const int slots = static_cast<int>(iterations_) + dag_.max_shift();
+    const int ranks = world_.size();
+    std::vector<double> starts(static_cast<std::size_t>(ranks));
+    for (int s = 0; s < slots; ++s)
+      for (int j = 0; j < n; ++j) {
+        if ((static_cast<long>(s) * n + j) % lanes != lane)
+          continue;
+        const int it = s - order[j].shift;
+        if (it < 0 || it >= static_cast<int>(iterations_))
+          continue;
+        const dag::Task& task = dag_.tasks[order[j].task];
+        double last = start_; // none starts before the phase
+        for (int r = 0; r < ranks; ++r) {
+          const double ready = runs(it) ? known_ready_at(r, it, task) : kNotYet;
+          if (ready == kNotYet)
+            return; // the iterations repeat (replicate)
+          starts[r] = std::max(ready, start_);
+          last = std::max(last, starts[r]);
+        }
+        catch_up(last);
+        note_aggregation(it);
+        collective_.drive(group, task.bytes);
+        const double end = sg4::Engine::get_clock();
+        for (int r = 0; r < ranks; ++r)
+          finish(r, it, task.id, starts[r], end);
+      }
   }
 
   /** Sleeps until `t` if it is in the future. */
@@ -551,7 +623,9 @@ private:
     state.done_at[static_cast<std::size_t>(it) * dag_.tasks.size() + id] = end;
     if (probe_ == Probe::Open && it == 0 && id == barrier_)
       note_barrier(end);
-    if (state.waiting > 0) {
+    if (state.waiting > 0 && std::any_of(state.waits.begin(), state.waits.end(), [&](const auto& w) {
+          return ready_at(rank, w.first, *w.second) != kNotYet;
+        })) {
       std::unique_lock<sg4::Mutex> lock(*state.mutex);
       state.cv->notify_all();
     }
@@ -686,6 +760,7 @@ private:
   bool record_transfers_;
   std::set<int> transfer_ranks_;
   bool nominal_ = false; ///< nominal_times(): streams may run ahead
+  bool driven_ = false;  ///< drivable(): one actor per communication stream runs every rank's aggregations
   const dag::ProgressFn& progress_;
   const dag::AggregationProgressFn& aggregation_progress_;
   std::size_t aggregations_done_ = 0; ///< by rank 0

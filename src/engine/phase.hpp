@@ -34,6 +34,10 @@ struct PhaseSpec {
   /** Keep every transfer's span on the busiest links for the transfers in flight over time (LinkUsage::in_flight,
    *  the trace's counter tracks); false: only the busy time, from merged spans (far less memory at scale). */
   bool link_timelines = true;
+  /** Where every aggregation is one plan run for all ranks at once (Collective::drivable) and every rank's readiness
+   *  is a known time (tasks run ahead), one actor per communication stream runs them for every rank instead of one
+   *  actor per rank and stream that would only wait for the last one; the times are the same. false: never. */
+  bool drive_streams = true;
 };
 
 /** @brief A phase, prepared outside any actor (the collective's prepare() may throw ConfigError). */

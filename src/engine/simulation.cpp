@@ -219,11 +219,12 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::Iterat
   auto phase = [&](std::string name, const dag::IterationDag* graph, std::vector<platform::GpuHost> ranks,
                    std::vector<int> nodes, bool replicate) {
     const bool record = input.record_transfers && name == "multi";
-    return std::make_unique<Phase>(
-        PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes), impl_->collective.get(), input.collective,
-                  input.iterations, impl_->reference_speed, &input.progress, &input.aggregation_progress,
-                  // the trace's messages are not copied: a traced phase runs them all
-                  record, record ? input.transfer_ranks : std::set<int>{}, replicate && !record, input.link_timelines});
+    return std::make_unique<Phase>(PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes),
+                                             impl_->collective.get(), input.collective, input.iterations,
+                                             impl_->reference_speed, &input.progress, &input.aggregation_progress,
+                                             // the trace's messages are not copied: a traced phase runs them all
+                                             record, record ? input.transfer_ranks : std::set<int>{},
+                                             replicate && !record, input.link_timelines, input.drive_streams});
   };
   std::unique_ptr<Phase> single;
   if (input.single_gpu_baseline && setup.ranks.size() > 1)

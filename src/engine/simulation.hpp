@@ -35,6 +35,9 @@ struct SimulationInput {
   /** Keep the transfers in flight over time on the busiest links (LinkUsage::in_flight, for a trace); false: only
    *  each link's bytes and busy time. */
   bool link_timelines = true;
+  /** Let one actor per communication stream run every rank's aggregations where that changes no time (PhaseSpec);
+   *  false: one communication actor per rank and stream, always (the check of that shortcut). */
+  bool drive_streams = true;
   dag::ProgressFn progress;                        ///< may be empty
   dag::AggregationProgressFn aggregation_progress; ///< inside long iterations; may be empty
   bool record_transfers = false;                   ///< the multi-GPU phase keeps every rank-to-rank message (trace)

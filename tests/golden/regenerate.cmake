@@ -9,7 +9,10 @@
 #   ITERATION  every "iteration_time_s" field of the two reports is textually identical (and there is one);
 #   COPIED     PRODUCED says "iterations_simulated": 1, EXPECTED simulated every iteration ("iterations_simulated"
 #              equal to "iterations"), and the two are equal reports (as REPORT) once those two fields and
-#              "simulated_activities" (the work done, which copying divides) are left out of both.
+#              "simulated_activities" (the work done, which copying divides) are left out of both;
+#   DRIVEN     PRODUCED ran one actor per communication stream (PhaseSpec::drive_streams), EXPECTED one per rank
+#              (--per-rank-actors): equal reports (as REPORT) once "simulated_activities" is left out of both, and
+#              PRODUCED started fewer SimGrid activities (so the shortcut was taken).
 cmake_minimum_required(VERSION 3.19)
 
 set(tokens)
@@ -118,6 +121,28 @@ elseif(mode STREQUAL "COPIED")
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${produced} differs from ${expected}")
   endif()
+elseif(mode STREQUAL "DRIVEN")
+  file(READ "${produced}" a)
+  file(READ "${expected}" b)
+  foreach(f a b)
+    if(NOT ${f} MATCHES "\n \"simulated_activities\": ([0-9]+)")
+      message(FATAL_ERROR "no simulated_activities in the report (${produced} or ${expected})")
+    endif()
+    set(${f}_activities "${CMAKE_MATCH_1}")
+    string(REGEX REPLACE ",\n \"simulated_activities\": [0-9]+" "" ${f} "${${f}}")
+    string(REGEX REPLACE "\n \"simulated_activities\": [0-9]+,?" "" ${f} "${${f}}")
+  endforeach()
+  if(NOT a_activities LESS b_activities)
+    message(FATAL_ERROR "${produced} started ${a_activities} activities, not fewer than the ${b_activities} of "
+                        "${expected}: one actor per communication stream was not used")
+  endif()
+  file(WRITE "${produced}.cmp" "${a}")
+  file(WRITE "${expected}.cmp" "${b}")
+  execute_process(COMMAND "${COMPARE_REPORTS}" "${expected}.cmp" "${produced}.cmp" 1e-9 RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${produced} differs from ${expected}")
+  endif()
+  message(STATUS "equal reports; activities ${a_activities} (one actor per stream) < ${b_activities} (per rank)")
 else()
   message(FATAL_ERROR "regenerate.cmake: unknown COMPARE mode '${mode}'")
 endif()
