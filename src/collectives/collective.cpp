@@ -12,6 +12,7 @@
 #include <simgrid/simix.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <unordered_set>
 
@@ -191,7 +192,109 @@ void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_
 
 void CommWorld::run_flows(const std::vector<Flow>& flows)
 {
-  finish_own(flows, start_own(flows)); // local: another lane's driver may run flows meanwhile
+  if (!solo_ || contended_ || !options_.stack.ideal()) {
+    finish_own(flows, start_own(flows)); // local: another lane's driver may run flows meanwhile
+    return;
+  }
+  // Alone on a link: no other flow of this call crosses it, and nothing else uses the network (solo), so max-min
+  // gives the flow its route's narrowest bandwidth once its latency has passed (CM02: latency first, then the rate).
+  link_users_.clear();
+  for (const auto& f : flows)
+    for (const auto* link : cached_route(f.from, f.to).shared)
+      ++link_users_[link];
+  auto alone = [this](const Flow& f) {
+    const Route& r = cached_route(f.from, f.to);
+    return std::all_of(r.shared.begin(), r.shared.end(), [this](const auto* l) { return link_users_[l] == 1; });
+  };
+  const double now = sg4::Engine::get_clock();
+  std::vector<Flow> shared;
+  std::vector<double> ends(flows.size(), -1); // a lone flow's end; -1: run by SimGrid
+  lone_.clear();
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    if (!alone(flows[i])) {
+      shared.push_back(flows[i]);
+      continue;
+    }
+    lone_.push_back({cached_route(flows[i].from, flows[i].to).latency_s + now, i, true});
+    sent_[flows[i].from] += flows[i].bytes;
+    received_[flows[i].to] += flows[i].bytes;
+    messages_[flows[i].from] += 1;
+  }
+  const double last = lone_ends(flows, ends, now);
+  std::vector<sg4::CommPtr> comms = start_own(shared);
+  for (const auto& c : comms)
+    c->wait();
+  if (last > sg4::Engine::get_clock())
+    sg4::this_actor::sleep_until(last);
+  if (!on_transfer_)
+    return;
+  const int channel = driver_channel();
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const Flow& f = flows[i];
+    if (ends[i] < 0)
+      transferred(f.from, f.to, f.bytes, channel, comms[k++]);
+    else
+      on_transfer_(f.from, f.to, f.bytes, now, ends[i], channel);
+  }
+}
+
+double CommWorld::lone_ends(const std::vector<Flow>& flows, std::vector<double>& ends, double now)
+{
+  // SimGrid's network model (3.32, CM02, lazy updates) as it runs lone flows: at each event date t it handles every
+  // event of its heap within sg_surf_precision (1e-9 s, src/kernel/lmm/System.cpp) of t at t (network_cm02.cpp,
+  // update_actions_state): a flow whose latency has passed gets its rate and ends its bytes / rate after t, as computed
+  // at the next solve; a flow that ends, ends at t. lone_ holds the pending events, earliest first in `heap`.
+  constexpr double kSurfPrecision = 1e-9;
+  auto later = [](const LoneEvent& a, const LoneEvent& b) { return a.at > b.at; };
+  std::make_heap(lone_.begin(), lone_.end(), later);
+  std::vector<LoneEvent> next;
+  double last = now;
+  while (!lone_.empty()) {
+    const double t = lone_.front().at;
+    next.clear();
+    while (!lone_.empty() && std::fabs(lone_.front().at - t) < kSurfPrecision) {
+      std::pop_heap(lone_.begin(), lone_.end(), later);
+      const LoneEvent e = lone_.back();
+      lone_.pop_back();
+      if (e.latency) {
+        const Route& r = cached_route(flows[e.flow].from, flows[e.flow].to);
+        next.push_back({t + double(flows[e.flow].bytes) / r.bandwidth, e.flow, false});
+      } else {
+        ends[e.flow] = t;
+        last = std::max(last, t);
+      }
+    }
+    for (const auto& e : next) {
+      lone_.push_back(e);
+      std::push_heap(lone_.begin(), lone_.end(), later);
+    }
+  }
+  return last;
+}
+
+const CommWorld::Route& CommWorld::cached_route(int from, int to)
+{
+  const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
+  auto it = routes_.find(key);
+  if (it != routes_.end())
+    return it->second;
+  std::vector<sg4::Link*> links;
+  Route r;
+  hosts_[from]->route_to(hosts_[to], links, &r.latency_s);
+  r.bandwidth = std::numeric_limits<double>::infinity();
+  for (const auto* l : links) {
+    r.bandwidth = std::min(r.bandwidth, l->get_bandwidth());
+    if (l->get_sharing_policy() != sg4::Link::SharingPolicy::FATPIPE) // a fat pipe limits each flow, not their sum
+      r.shared.push_back(l);
+  }
+  return routes_.emplace(key, std::move(r)).first->second;
+}
+
+int CommWorld::driver_channel() const
+{
+  const auto driver = driver_channel_.find(sg4::this_actor::get_pid());
+  return driver == driver_channel_.end() ? 0 : driver->second;
 }
 
 void CommWorld::start_flows(const std::vector<Flow>& flows)
@@ -223,6 +326,7 @@ std::vector<sg4::CommPtr> CommWorld::start_own(const std::vector<Flow>& flows)
     received_[f.to] += f.bytes;
     messages_[f.from] += 1;
   }
+  flows_posted_ += flows.size();
   // One simcall starts them all: inside it (in SimGrid's kernel) each start runs directly.
   simgrid::kernel::actor::simcall_answered([&comms] {
     for (auto& c : comms)
@@ -235,8 +339,7 @@ void CommWorld::finish_own(const std::vector<Flow>& flows, const std::vector<sg4
 {
   for (const auto& c : comms)
     c->wait();
-  const auto driver = driver_channel_.find(sg4::this_actor::get_pid());
-  const int channel = driver == driver_channel_.end() ? 0 : driver->second;
+  const int channel = driver_channel();
   for (std::size_t i = 0; i < flows.size(); ++i)
     transferred(flows[i].from, flows[i].to, flows[i].bytes, channel, comms[i]);
 }

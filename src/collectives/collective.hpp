@@ -57,9 +57,16 @@ public:
   void exchange(int self, const std::vector<std::pair<int, std::uint64_t>>& sends, const std::vector<int>& from,
                 bool overhead = true, int channel = 0);
   /** Flow level, from one actor (a flow plan's driver): starts every flow at once as a host-to-host transfer (no
-   *  mailbox, no receiver actor), waits for all of them, then counts and reports each like a message. The buffer
-   *  is reused between calls. */
+   *  mailbox, no receiver actor), waits for all of them, then counts and reports each like a message. In a solo
+   *  world (set_solo) a flow that shares no link with the others is not handed to SimGrid: it is alone on its route,
+   *  so it takes exactly its route's latency plus its bytes over the route's narrowest link, as SimGrid's exact
+   *  alpha-beta model would give it (docs/performance.md); the call still returns when the last flow ends. */
   void run_flows(const std::vector<Flow>& flows);
+  /** Solo: nothing but the flows this world's driver runs uses the network while run_flows runs (one communication
+   *  stream run by one actor, no other traffic: engine/phase.cpp), and the network model is SimGrid's exact
+   *  alpha-beta with no size factors. Off by default. */
+  void set_solo(bool solo) { solo_ = solo; }
+  bool solo() const { return solo_; }
   /** run_flows in steps: starts `flows` now (after the flows started before); finish_flows() waits for every flow
    *  started since the last finish (so a plan can stagger starts, e.g. one per overhead) and reports them. */
   void start_flows(const std::vector<Flow>& flows);
@@ -94,6 +101,8 @@ public:
   static constexpr int kMaxLanes = 64;
 
   std::uint64_t bytes_sent(int endpoint) const { return sent_[endpoint]; }
+  /** Host-to-host transfers handed to SimGrid so far (the flow forms'; SimGrid 3.32 signals none of them). */
+  std::uint64_t flows_posted() const { return flows_posted_; }
   std::uint64_t bytes_received(int endpoint) const { return received_[endpoint]; }
   std::uint64_t messages_sent(int endpoint) const { return messages_[endpoint]; }
 
@@ -119,6 +128,29 @@ public:
 
 private:
   void transferred(int self, int to, std::uint64_t bytes, int channel, const simgrid::s4u::CommPtr& comm) const;
+  /** The channel the calling actor's flows report (set_driver_channel; 0 if none). */
+  int driver_channel() const;
+  /** A route as the network model sees it: the links whose bandwidth flows share (all but fat pipes), its latency
+   *  (the sum of its links') and its narrowest link's bandwidth. Computed once per pair. */
+  struct Route {
+    std::vector<const simgrid::s4u::Link*> shared;
+    double latency_s = 0;
+    double bandwidth = 0;
+  };
+  const Route& cached_route(int from, int to);
+  /** run_flows in a solo world: sets ends[i] for the lone flows of `flows` whose latency events are in lone_ (all
+   *  started at `now`), as SimGrid would end them; returns the latest end (`now` if none). */
+  double lone_ends(const std::vector<Flow>& flows, std::vector<double>& ends, double now);
+  struct LoneEvent {
+    double at;        ///< date
+    std::size_t flow; ///< index in run_flows' flows
+    bool latency;     ///< the end of its latency (else: of its transfer)
+  };
+  std::vector<LoneEvent> lone_; ///< run_flows' scratch
+  bool solo_ = false;
+  std::uint64_t flows_posted_ = 0;
+  std::unordered_map<std::uint64_t, Route> routes_;               ///< (from << 32 | to) -> route
+  std::unordered_map<const simgrid::s4u::Link*, int> link_users_; ///< run_flows' scratch: flows per shared link
   simgrid::s4u::Mailbox* mailbox(int src, int dst, int channel);
   simgrid::s4u::CommPtr post_send(int self, int to, std::uint64_t bytes, bool overhead, int channel);
   /** The stack's rendezvous round trip before a large message from `self` to `to`, seconds. */
@@ -218,12 +250,13 @@ public:
   void sync() { depart(); }
   /** True when the ring's flow form is posted by the members themselves (mailbox transfers between the members' own
    *  actors, each on its endpoint's host) instead of by one driver: above member_flows_above_ranks members, with no
-   *  staging copies or CPU work on the way (pcie_contention, cpu_contention off). SimGrid 3.32 keeps every
-   * driver-posted host-to-host transfer in one list that each completion scans (docs/collectives.md), a member-posted
-   * one only in its two members' lists. */
+   *  staging copies or CPU work on the way (pcie_contention, cpu_contention off), unless the world is solo (its
+   *  driver's lone flows never reach SimGrid). SimGrid 3.32 keeps every driver-posted host-to-host transfer in one
+   *  list that each completion scans (docs/collectives.md), a member-posted one only in its two members' lists. */
   bool member_flows() const
   {
-    return size() > options().member_flows_above_ranks && !options().pcie_contention && !options().cpu_contention;
+    return size() > options().member_flows_above_ranks && !options().pcie_contention && !options().cpu_contention &&
+           !world_.solo();
   }
   /** `compute()` the first time `key` is asked for on this group, the cached value afterwards (e.g. an algorithm's
    *  largest partner latency: the group's routes do not change). */

@@ -102,6 +102,14 @@ bool Hierarchical::flow_plan(Group& g, std::uint64_t bytes) const
   }
   if (layout.leaders->size() > 1 && !inter_->flow_plan(*layout.leaders, bytes))
     throw Error("internal: hier's flow form needs a flow form of its inter algorithm");
+  if (o.msg_overhead_s <= 0) { // no overhead between a leader's sends: every scatter flow starts at once
+    flows.clear();
+    for (const auto& local : layout.nodes)
+      for (std::size_t k = 1; k < local.size(); ++k)
+        flows.push_back({g.endpoint(local[0]), g.endpoint(local[k]), bytes});
+    world.run_flows(flows);
+    return true;
+  }
   for (std::size_t k = 1; k < layout.largest; ++k) {
     flows.clear();
     for (const auto& local : layout.nodes)

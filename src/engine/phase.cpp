@@ -94,7 +94,14 @@ struct Phase::Impl {
     collective_.prepare(world_); // outside any actor: may throw ConfigError
     attach_node_cpus(world_);    // --pcie-contention, --cpu-contention (interference.cpp); may throw ConfigError
     gpu_shares_ = gpu_interference_shares(world_);
+    // One stream run by one actor, nothing else on the network (tasks run ahead: no staging copies, no servers of
+    // their own), SimGrid's exact alpha-beta: the world is solo (CommWorld::run_flows). Decided before drivable(),
+    // which it changes (the ring's driver posts its flows at any size), and undone if no actor drives the stream.
+    world_.set_solo(spec.drive_streams && spec.exact_network && nominal_ &&
+                    dag_.comm_policy == dag::CommPolicy::InOrder && dag_.comm_streams == 1);
     driven_ = spec.drive_streams && drivable();
+    if (!driven_)
+      world_.set_solo(false);
     world_.on_transfer([this](int from, int to, std::uint64_t bytes, double start, double end, int channel) {
       links_.add(world_, from, to, bytes, start, end);
       auto kept = [this](int r) { return transfer_ranks_.empty() || transfer_ranks_.count(r) > 0; };
@@ -282,6 +289,7 @@ struct Phase::Impl {
     if (copies > 1)
       replicate(barrier_end_ - start_);
     result_.links = links_.usage(start_);
+    result_.activities = world_.flows_posted(); // the rest: SimGrid's signals (simulation.cpp)
     for (int r = 0; r < world_.size(); ++r) {
       result_.bytes_sent.push_back(world_.bytes_sent(r) * copies);
       result_.bytes_received.push_back(world_.bytes_received(r) * copies);

@@ -38,6 +38,10 @@ struct PhaseSpec {
    *  is a known time (tasks run ahead), one actor per communication stream runs them for every rank instead of one
    *  actor per rank and stream that would only wait for the last one; the times are the same. false: never. */
   bool drive_streams = true;
+  /** The network is SimGrid's exact alpha-beta model as ddlsim configures it (CM02, no cross-traffic, no TCP window,
+   *  no --cfg of the network, no link or host profiles): a flow alone on its links takes its latency plus its bytes
+   *  over the narrowest link (CommWorld::set_solo). */
+  bool exact_network = false;
 };
 
 /** @brief A phase, prepared outside any actor (the collective's prepare() may throw ConfigError). */

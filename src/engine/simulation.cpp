@@ -7,12 +7,15 @@
 #include "common/strings.hpp"
 #include "engine/phase.hpp"
 #include "engine/setup.hpp"
+#include "engine/simgrid_config.hpp"
 #include "hardware/cpu_catalog.hpp"
 #include "hardware/gpu_catalog.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -92,7 +95,8 @@ double reference_speed(const std::string& gpu)
   return spec->peak_fp32_flops;
 }
 
-/** Activities SimGrid started: transfers, executions and sleeps (one signal each; a counter, nothing else). */
+/** Activities SimGrid started: mailbox transfers, executions and sleeps (one signal each; a counter, nothing else).
+ *  SimGrid 3.32 signals no host-to-host transfer (the flow forms'): each phase counts those (CommWorld). */
 std::uint64_t g_activities = 0;
 
 void count_activities()
@@ -152,6 +156,25 @@ void fit_stacks(Setup& setup, const dag::IterationDag& dag, const collectives::C
   // maps each stack fresh, and only the pages an actor touches are resident (257 MiB; docs/performance.md).
   mallopt(M_MMAP_THRESHOLD, 64 * 1024);
 #endif
+}
+
+/** True when the network is SimGrid's exact alpha-beta model as default_simgrid_config() sets it
+ * (PhaseSpec::exact_network): no --cfg but the actors' stacks (contexts/...), and no link or host profile in the
+ * platform file (bandwidth, latency, speed or state over time; a generated --cluster has none). */
+bool exact_network(const SimulationInput& input, const Setup& setup)
+{
+  const auto& defaults = default_simgrid_config();
+  for (const auto& cfg : setup.simgrid_cfg)
+    if (std::find(defaults.begin(), defaults.end(), cfg) == defaults.end() && cfg.rfind("contexts/", 0) != 0)
+      return false;
+  if (input.cluster)
+    return true;
+  std::ifstream in(input.platform_file);
+  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char* profile : {"_file", "<trace", "trace_connect", "profile"})
+    if (xml.find(profile) != std::string::npos)
+      return false;
+  return !xml.empty();
 }
 
 } // namespace
@@ -219,12 +242,12 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::Iterat
   auto phase = [&](std::string name, const dag::IterationDag* graph, std::vector<platform::GpuHost> ranks,
                    std::vector<int> nodes, bool replicate) {
     const bool record = input.record_transfers && name == "multi";
-    return std::make_unique<Phase>(PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes),
-                                             impl_->collective.get(), input.collective, input.iterations,
-                                             impl_->reference_speed, &input.progress, &input.aggregation_progress,
-                                             // the trace's messages are not copied: a traced phase runs them all
-                                             record, record ? input.transfer_ranks : std::set<int>{},
-                                             replicate && !record, input.link_timelines, input.drive_streams});
+    return std::make_unique<Phase>(
+        PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes), impl_->collective.get(), input.collective,
+                  input.iterations, impl_->reference_speed, &input.progress, &input.aggregation_progress,
+                  // the trace's messages are not copied: a traced phase runs them all
+                  record, record ? input.transfer_ranks : std::set<int>{}, replicate && !record, input.link_timelines,
+                  input.drive_streams, exact_network(input, setup)});
   };
   std::unique_ptr<Phase> single;
   if (input.single_gpu_baseline && setup.ranks.size() > 1)
@@ -235,11 +258,11 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::Iterat
     if (single) {
       const std::uint64_t before = g_activities;
       out.single = single->run();
-      out.single->activities = g_activities - before;
+      out.single->activities += g_activities - before; // the phase counted its host-to-host flows
     }
     const std::uint64_t before = g_activities;
     out.multi = multi->run();
-    out.multi.activities = g_activities - before;
+    out.multi.activities += g_activities - before;
   });
   setup.engine->run();
 

@@ -434,3 +434,89 @@ TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: flow-level hi
 {
   check_contended("hier", 0.999, 1.001); // measured: 1.000 at every size
 }
+
+namespace {
+
+/** One transfer as on_transfer reported it. */
+struct Reported {
+  int from, to;
+  std::uint64_t bytes;
+  double start_s, end_s;
+};
+
+/** run_flows of each plan in `plans`, one after the other, in a world that is solo or not; every reported transfer, the
+ *  time each call returned and the host-to-host transfers SimGrid was given. */
+struct SoloRun {
+  std::vector<Reported> reported;
+  std::vector<double> returned_s;
+  std::uint64_t posted = 0;
+};
+SoloRun run_plans(const std::vector<sg4::Host*>& hosts, bool solo,
+                  const std::vector<std::vector<collectives::Flow>>& plans, const std::string& tag)
+{
+  collectives::CommWorld world(hosts, {}, {}, tag);
+  world.set_solo(solo);
+  SoloRun out;
+  world.on_transfer([&](int from, int to, std::uint64_t b, double start, double end, int) {
+    out.reported.push_back({from, to, b, start, end});
+  });
+  for (const auto& plan : plans) {
+    world.run_flows(plan);
+    out.returned_s.push_back(sg4::Engine::get_clock());
+  }
+  out.posted = world.flows_posted();
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("solo world: lone flows computed, shared ones simulated, every transfer as SimGrid gives it (1e-9)")
+{
+  // 2 nodes x 4 GPUs, every pair of a node on its own NVLink, one EDR link per node (split-duplex links): a ring's
+  // flows are alone on their links (its two inter-node flows cross the EDR links in opposite directions); of the
+  // mixed plan, three flows from node 0 to node 1 share node 0's uplink, two inside the nodes are alone.
+  test::ProbeEngine engine(test::write_nvlink_ib_platform());
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  const int p = static_cast<int>(hosts.size());
+  std::vector<std::vector<collectives::Flow>> plans;
+  for (std::uint64_t bytes : {std::uint64_t(1000), std::uint64_t(3) << 20, std::uint64_t(200) << 20}) {
+    std::vector<collectives::Flow> ring, mixed;
+    for (int i = 0; i < p; ++i)
+      ring.push_back({i, (i + 1) % p, bytes + std::uint64_t(i) * 4096}); // unequal: every flow ends at its own time
+    mixed = {{0, 4, bytes}, {1, 5, bytes / 2}, {2, 6, bytes}, {5, 6, bytes}, {3, 1, bytes / 3}};
+    plans.push_back(ring);
+    plans.push_back(mixed);
+  }
+  SoloRun simulated, solo;
+  sg4::Actor::create("controller", hosts[0], [&] {
+    simulated = run_plans(hosts, false, plans, "s");
+    const double t0 = sg4::Engine::get_clock();
+    solo = run_plans(hosts, true, plans, "o");
+    for (auto& r : solo.reported) { // the same plans from the clock where the first run began
+      r.start_s -= t0;
+      r.end_s -= t0;
+    }
+    for (auto& t : solo.returned_s)
+      t -= t0;
+  });
+  engine.engine().run();
+  REQUIRE(solo.reported.size() == simulated.reported.size());
+  for (std::size_t i = 0; i < solo.reported.size(); ++i) {
+    const Reported &a = solo.reported[i], &b = simulated.reported[i];
+    INFO("transfer " << i << ": " << a.from << " -> " << a.to << ", " << a.bytes << " B: solo " << a.start_s << " .. "
+                     << a.end_s << " s, SimGrid " << b.start_s << " .. " << b.end_s << " s");
+    CHECK(a.from == b.from);
+    CHECK(a.to == b.to);
+    CHECK(a.bytes == b.bytes);
+    CHECK(std::fabs(a.start_s - b.start_s) <= 1e-9 * b.end_s);
+    CHECK(std::fabs((a.end_s - a.start_s) - (b.end_s - b.start_s)) <= 1e-9 * (b.end_s - b.start_s));
+  }
+  REQUIRE(solo.returned_s.size() == simulated.returned_s.size());
+  for (std::size_t i = 0; i < solo.returned_s.size(); ++i)
+    CHECK(std::fabs(solo.returned_s[i] - simulated.returned_s[i]) <= 1e-9 * simulated.returned_s[i]);
+  // SimGrid ran every flow without solo; with it, only the three sharing an uplink (three sizes).
+  CHECK(simulated.posted == 3 * (8 + 5));
+  CHECK(solo.posted == 3 * 3);
+}
