@@ -443,7 +443,7 @@ private:
     if (spec.options.ps_update == collectives::PsUpdate::Server && spec.options.ps_hosts.empty())
       return false; // co-located servers execute updates on rank hosts
     for (const auto& r : spec.ranks) {
-      const sg4::Host* h = sg4::Host::by_name(r.name);
+      const sg4::Host* h = r.host; // (Host::by_name searches every zone of the platform)
       if (h->get_speed() != h->get_pstate_speed(h->get_pstate()))
         return false; // a speed profile: the time of an execution depends on when it runs
     }

@@ -26,9 +26,20 @@ sg4::Link* split_duplex(sg4::NetZone* zone, const std::string& name, double band
   return link;
 }
 
-/** One node zone (Full routing, as in the XML) under `parent`; returns the zone and its gateway. */
+/** The links of node `node` (layout.links, named "<node>-<link>"), created in `zone`. */
+std::vector<sg4::Link*> node_links(const NodeLayout& layout, int node, sg4::NetZone* zone)
+{
+  const std::string prefix = node_name(node) + "-";
+  std::vector<sg4::Link*> links;
+  for (const auto& l : layout.links)
+    links.push_back(split_duplex(zone, prefix + l.name, l.bandwidth_bytes_per_s, l.latency_s));
+  return links;
+}
+
+/** One node zone (Full routing, as in the XML) under `parent`, its routes over `links` (node_links); returns the zone
+ *  and its gateway. */
 std::pair<sg4::NetZone*, NetPoint*> build_node(const ClusterSpec& s, const NodeLayout& layout, int node,
-                                               sg4::NetZone* parent)
+                                               sg4::NetZone* parent, const std::vector<sg4::Link*>& links)
 {
   auto* zone = sg4::create_full_zone(node_name(node));
   zone->set_parent(parent);
@@ -44,10 +55,6 @@ std::pair<sg4::NetZone*, NetPoint*> build_node(const ClusterSpec& s, const NodeL
   points.push_back(cpu->seal()->get_netpoint());
   points.push_back(zone->create_router(gateway_name(node)));
 
-  const std::string prefix = node_name(node) + "-";
-  std::vector<sg4::Link*> links;
-  for (const auto& l : layout.links)
-    links.push_back(split_duplex(zone, prefix + l.name, l.bandwidth_bytes_per_s, l.latency_s));
   for (int a = 0; a < layout.endpoints(); ++a)
     for (int b = a + 1; b < layout.endpoints(); ++b) {
       std::vector<sg4::LinkInRoute> route;
@@ -65,11 +72,19 @@ void build_cluster(const ClusterSpec& s)
 {
   const NodeLayout layout = build_node_layout(s);
   auto* root = sg4::create_star_zone("cluster");
+  // Every node's links first, in the root zone (a route may cross links of any zone): SimGrid 3.32 checks that a new
+  // link's name is unused by searching every zone of the platform (NetZoneImpl::get_link_by_name_or_null), so links
+  // created inside 2,048 node zones, after the zones before them, cost O(nodes^2) lookups (30 of the 40 s of a
+  // 16,384-GPU run; docs/performance.md). Created before any node zone, each search visits one zone.
+  std::vector<std::vector<sg4::Link*>> links;
+  links.reserve(static_cast<std::size_t>(s.nodes));
+  for (int node = 0; node < s.nodes; ++node)
+    links.push_back(node_links(layout, node, root));
   if (s.topology == Topology::Star) {
     // A star zone with no links of its own: every node reaches every other through its gateway, and the
     // switch (non-blocking) adds nothing.
     for (int node = 0; node < s.nodes; ++node) {
-      auto [zone, gateway] = build_node(s, layout, node, root);
+      auto [zone, gateway] = build_node(s, layout, node, root, links[node]);
       root->add_route(zone->get_netpoint(), nullptr, gateway, nullptr, {}, true);
     }
   } else {
@@ -81,7 +96,7 @@ void build_cluster(const ClusterSpec& s)
       // SimGrid 3.32's hierarchical routing (routes to hosts of the other leaf looked up the wrong zone).
       NetPoint* leaf_gateway = nullptr;
       for (int node = leaf * s.nodes_per_leaf; node < (leaf + 1) * s.nodes_per_leaf; ++node) {
-        auto [zone, gateway] = build_node(s, layout, node, leaf_zone);
+        auto [zone, gateway] = build_node(s, layout, node, leaf_zone, links[node]);
         leaf_zone->add_route(zone->get_netpoint(), nullptr, gateway, nullptr, {}, true);
         if (leaf_gateway == nullptr)
           leaf_gateway = gateway;
