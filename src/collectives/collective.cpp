@@ -196,81 +196,87 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
     finish_own(flows, start_own(flows)); // local: another lane's driver may run flows meanwhile
     return;
   }
-  // Alone on a link: no other flow of this call crosses it, and nothing else uses the network (solo), so max-min
-  // gives the flow its route's narrowest bandwidth once its latency has passed (CM02: latency first, then the rate).
-  link_users_.clear();
-  for (const auto& f : flows)
-    for (const auto* link : cached_route(f.from, f.to).shared)
-      ++link_users_[link];
-  auto alone = [this](const Flow& f) {
-    const Route& r = cached_route(f.from, f.to);
-    return std::all_of(r.shared.begin(), r.shared.end(), [this](const auto* l) { return link_users_[l] == 1; });
-  };
-  const double now = sg4::Engine::get_clock();
-  std::vector<Flow> shared;
-  std::vector<double> ends(flows.size(), -1); // a lone flow's end; -1: run by SimGrid
-  lone_.clear();
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    if (!alone(flows[i])) {
-      shared.push_back(flows[i]);
-      continue;
+  // Solo: these flows are all the network carries. Flows that share a link form a component; components with the same
+  // signature (component_signature: bytes, route latencies and bandwidths, which flows share which links) are identical
+  // subsystems of SimGrid's model and evolve identically, so SimGrid runs one of each class (its representative) and
+  // every other member takes its representative's times, flow by flow.
+  const std::vector<std::vector<std::size_t>> components = flow_components(flows);
+  std::unordered_map<std::string, std::size_t> class_of; // signature -> representative component
+  std::vector<std::size_t> representative(components.size());
+  std::vector<Flow> posted;
+  std::vector<std::size_t> first_posted(components.size()); // a representative's first flow in `posted`
+  for (std::size_t c = 0; c < components.size(); ++c) {
+    const auto [it, fresh] = class_of.emplace(component_signature(flows, components[c]), c);
+    representative[c] = it->second;
+    if (fresh) {
+      first_posted[c] = posted.size();
+      for (std::size_t i : components[c])
+        posted.push_back(flows[i]);
     }
-    lone_.push_back({cached_route(flows[i].from, flows[i].to).latency_s + now, i, true});
-    sent_[flows[i].from] += flows[i].bytes;
-    received_[flows[i].to] += flows[i].bytes;
-    messages_[flows[i].from] += 1;
   }
-  const double last = lone_ends(flows, ends, now);
-  std::vector<sg4::CommPtr> comms = start_own(shared);
+  for (const auto& f : flows)
+    count(f);
+  const std::vector<sg4::CommPtr> comms = post(posted);
   for (const auto& c : comms)
     c->wait();
-  if (last > sg4::Engine::get_clock())
-    sg4::this_actor::sleep_until(last);
   if (!on_transfer_)
     return;
   const int channel = driver_channel();
-  std::size_t k = 0;
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    const Flow& f = flows[i];
-    if (ends[i] < 0)
-      transferred(f.from, f.to, f.bytes, channel, comms[k++]);
-    else
-      on_transfer_(f.from, f.to, f.bytes, now, ends[i], channel);
-  }
+  for (std::size_t c = 0; c < components.size(); ++c)
+    for (std::size_t k = 0; k < components[c].size(); ++k) {
+      const Flow& f = flows[components[c][k]];
+      transferred(f.from, f.to, f.bytes, channel, comms[first_posted[representative[c]] + k]);
+    }
 }
 
-double CommWorld::lone_ends(const std::vector<Flow>& flows, std::vector<double>& ends, double now)
+std::vector<std::vector<std::size_t>> CommWorld::flow_components(const std::vector<Flow>& flows)
 {
-  // SimGrid's network model (3.32, CM02, lazy updates) as it runs lone flows: at each event date t it handles every
-  // event of its heap within sg_surf_precision (1e-9 s, src/kernel/lmm/System.cpp) of t at t (network_cm02.cpp,
-  // update_actions_state): a flow whose latency has passed gets its rate and ends its bytes / rate after t, as computed
-  // at the next solve; a flow that ends, ends at t. lone_ holds the pending events, earliest first in `heap`.
-  constexpr double kSurfPrecision = 1e-9;
-  auto later = [](const LoneEvent& a, const LoneEvent& b) { return a.at > b.at; };
-  std::make_heap(lone_.begin(), lone_.end(), later);
-  std::vector<LoneEvent> next;
-  double last = now;
-  while (!lone_.empty()) {
-    const double t = lone_.front().at;
-    next.clear();
-    while (!lone_.empty() && std::fabs(lone_.front().at - t) < kSurfPrecision) {
-      std::pop_heap(lone_.begin(), lone_.end(), later);
-      const LoneEvent e = lone_.back();
-      lone_.pop_back();
-      if (e.latency) {
-        const Route& r = cached_route(flows[e.flow].from, flows[e.flow].to);
-        next.push_back({t + double(flows[e.flow].bytes) / r.bandwidth, e.flow, false});
-      } else {
-        ends[e.flow] = t;
-        last = std::max(last, t);
-      }
+  // Union-find over the flows, joined through the links they share (fat pipes excepted: they share nothing).
+  std::vector<std::size_t> parent(flows.size());
+  for (std::size_t i = 0; i < flows.size(); ++i)
+    parent[i] = i;
+  auto root = [&parent](std::size_t i) {
+    while (parent[i] != i)
+      i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  link_owner_.clear();
+  for (std::size_t i = 0; i < flows.size(); ++i)
+    for (const auto* link : cached_route(flows[i].from, flows[i].to).shared) {
+      const auto [it, fresh] = link_owner_.emplace(link, i);
+      if (!fresh)
+        parent[root(i)] = root(it->second);
     }
-    for (const auto& e : next) {
-      lone_.push_back(e);
-      std::push_heap(lone_.begin(), lone_.end(), later);
+  std::vector<std::vector<std::size_t>> components;
+  std::unordered_map<std::size_t, std::size_t> index; // root -> component
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const auto [it, fresh] = index.emplace(root(i), components.size());
+    if (fresh)
+      components.emplace_back();
+    components[it->second].push_back(i); // in plan order
+  }
+  return components;
+}
+
+std::string CommWorld::component_signature(const std::vector<Flow>& flows, const std::vector<std::size_t>& component)
+{
+  // Per flow, in plan order: its bytes, its route's latency and narrowest bandwidth (the flow's bound), and for each
+  // link it shares with others its bandwidth and its number within the component (in order of first use).
+  std::string sig;
+  auto put = [&sig](const auto& value) { sig.append(reinterpret_cast<const char*>(&value), sizeof value); };
+  std::unordered_map<const sg4::Link*, std::uint32_t> local;
+  for (std::size_t i : component) {
+    const Route& r = cached_route(flows[i].from, flows[i].to);
+    put(flows[i].bytes);
+    put(r.latency_s);
+    put(r.bandwidth);
+    put(static_cast<std::uint32_t>(r.shared.size()));
+    for (const auto* link : r.shared) {
+      put(local.emplace(link, static_cast<std::uint32_t>(local.size())).first->second);
+      put(link->get_bandwidth());
     }
   }
-  return last;
+  return sig;
 }
 
 const CommWorld::Route& CommWorld::cached_route(int from, int to)
@@ -317,14 +323,25 @@ void CommWorld::finish_flows()
 
 std::vector<sg4::CommPtr> CommWorld::start_own(const std::vector<Flow>& flows)
 {
+  for (const auto& f : flows)
+    count(f);
+  return post(flows);
+}
+
+void CommWorld::count(const Flow& f)
+{
+  sent_[f.from] += f.bytes;
+  received_[f.to] += f.bytes;
+  messages_[f.from] += 1;
+}
+
+std::vector<sg4::CommPtr> CommWorld::post(const std::vector<Flow>& flows)
+{
   std::vector<sg4::CommPtr> comms;
   comms.reserve(flows.size());
   for (const auto& f : flows) {
     comms.push_back(sg4::Comm::sendto_init(hosts_[f.from], hosts_[f.to]));
     comms.back()->set_payload_size(f.bytes);
-    sent_[f.from] += f.bytes;
-    received_[f.to] += f.bytes;
-    messages_[f.from] += 1;
   }
   flows_posted_ += flows.size();
   // One simcall starts them all: inside it (in SimGrid's kernel) each start runs directly.

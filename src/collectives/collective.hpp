@@ -58,9 +58,9 @@ public:
                 bool overhead = true, int channel = 0);
   /** Flow level, from one actor (a flow plan's driver): starts every flow at once as a host-to-host transfer (no
    *  mailbox, no receiver actor), waits for all of them, then counts and reports each like a message. In a solo
-   *  world (set_solo) a flow that shares no link with the others is not handed to SimGrid: it is alone on its route,
-   *  so it takes exactly its route's latency plus its bytes over the route's narrowest link, as SimGrid's exact
-   *  alpha-beta model would give it (docs/performance.md); the call still returns when the last flow ends. */
+   *  world (set_solo) the flows that share links form components, and of components that SimGrid's model cannot tell
+   *  apart (the same bytes, latencies and bandwidths, sharing the same way) it runs one and gives the others its
+   *  times (docs/performance.md): a ring on a uniform cluster is a handful of SimGrid flows, not one per rank. */
   void run_flows(const std::vector<Flow>& flows);
   /** Solo: nothing but the flows this world's driver runs uses the network while run_flows runs (one communication
    *  stream run by one actor, no other traffic: engine/phase.cpp), and the network model is SimGrid's exact
@@ -138,19 +138,18 @@ private:
     double bandwidth = 0;
   };
   const Route& cached_route(int from, int to);
-  /** run_flows in a solo world: sets ends[i] for the lone flows of `flows` whose latency events are in lone_ (all
-   *  started at `now`), as SimGrid would end them; returns the latest end (`now` if none). */
-  double lone_ends(const std::vector<Flow>& flows, std::vector<double>& ends, double now);
-  struct LoneEvent {
-    double at;        ///< date
-    std::size_t flow; ///< index in run_flows' flows
-    bool latency;     ///< the end of its latency (else: of its transfer)
-  };
-  std::vector<LoneEvent> lone_; ///< run_flows' scratch
+  /** Counts a flow's bytes and message for its endpoints. */
+  void count(const Flow& f);
+  /** Hands `flows` to SimGrid as host-to-host transfers, all started in one simcall (uncounted). */
+  std::vector<simgrid::s4u::CommPtr> post(const std::vector<Flow>& flows);
+  /** run_flows in a solo world: the flows of `flows` joined by the links they share (indices, in plan order). */
+  std::vector<std::vector<std::size_t>> flow_components(const std::vector<Flow>& flows);
+  /** What SimGrid's model sees of a component (equal signatures: identical subsystems). */
+  std::string component_signature(const std::vector<Flow>& flows, const std::vector<std::size_t>& component);
+  std::unordered_map<const simgrid::s4u::Link*, std::size_t> link_owner_; ///< flow_components' scratch
   bool solo_ = false;
   std::uint64_t flows_posted_ = 0;
-  std::unordered_map<std::uint64_t, Route> routes_;               ///< (from << 32 | to) -> route
-  std::unordered_map<const simgrid::s4u::Link*, int> link_users_; ///< run_flows' scratch: flows per shared link
+  std::unordered_map<std::uint64_t, Route> routes_; ///< (from << 32 | to) -> route
   simgrid::s4u::Mailbox* mailbox(int src, int dst, int channel);
   simgrid::s4u::CommPtr post_send(int self, int to, std::uint64_t bytes, bool overhead, int channel);
   /** The stack's rendezvous round trip before a large message from `self` to `to`, seconds. */
@@ -251,8 +250,9 @@ public:
   /** True when the ring's flow form is posted by the members themselves (mailbox transfers between the members' own
    *  actors, each on its endpoint's host) instead of by one driver: above member_flows_above_ranks members, with no
    *  staging copies or CPU work on the way (pcie_contention, cpu_contention off), unless the world is solo (its
-   *  driver's lone flows never reach SimGrid). SimGrid 3.32 keeps every driver-posted host-to-host transfer in one
-   *  list that each completion scans (docs/collectives.md), a member-posted one only in its two members' lists. */
+   *  driver hands SimGrid one flow per class of identical components, CommWorld::run_flows). SimGrid 3.32 keeps every
+   * driver-posted host-to-host transfer in one list that each completion scans (docs/collectives.md), a member-posted
+   * one only in its two members' lists. */
   bool member_flows() const
   {
     return size() > options().member_flows_above_ranks && !options().pcie_contention && !options().cpu_contention &&

@@ -470,23 +470,29 @@ SoloRun run_plans(const std::vector<sg4::Host*>& hosts, bool solo,
 
 } // namespace
 
-TEST_CASE("solo world: lone flows computed, shared ones simulated, every transfer as SimGrid gives it (1e-9)")
+TEST_CASE("solo world: one component per class simulated, every transfer as SimGrid gives it")
 {
-  // 2 nodes x 4 GPUs, every pair of a node on its own NVLink, one EDR link per node (split-duplex links): a ring's
-  // flows are alone on their links (its two inter-node flows cross the EDR links in opposite directions); of the
-  // mixed plan, three flows from node 0 to node 1 share node 0's uplink, two inside the nodes are alone.
+  // 2 nodes x 4 GPUs, every pair of a node on its own NVLink, one EDR link per node (split-duplex links). An equal
+  // ring: six flows alone on identical NVLinks (one class), two alone on GPU -> PCIe -> EDR -> PCIe -> GPU routes (one
+  // class; the EDR links crossed in opposite directions). An unequal ring: every flow its own class. A mixed plan: two
+  // flows from node 0 to node 1 share node 0's uplink, two back share node 1's (the same class), two alone inside the
+  // nodes.
   test::ProbeEngine engine(test::write_nvlink_ib_platform());
   std::vector<sg4::Host*> hosts;
   for (const auto& name : engine.gpu_hosts())
     hosts.push_back(sg4::Host::by_name(name));
   const int p = static_cast<int>(hosts.size());
   std::vector<std::vector<collectives::Flow>> plans;
-  for (std::uint64_t bytes : {std::uint64_t(1000), std::uint64_t(3) << 20, std::uint64_t(200) << 20}) {
-    std::vector<collectives::Flow> ring, mixed;
-    for (int i = 0; i < p; ++i)
-      ring.push_back({i, (i + 1) % p, bytes + std::uint64_t(i) * 4096}); // unequal: every flow ends at its own time
-    mixed = {{0, 4, bytes}, {1, 5, bytes / 2}, {2, 6, bytes}, {5, 6, bytes}, {3, 1, bytes / 3}};
+  const std::vector<std::uint64_t> sizes{1000, std::uint64_t(3) << 20, std::uint64_t(200) << 20};
+  for (std::uint64_t bytes : sizes) {
+    std::vector<collectives::Flow> ring, unequal, mixed;
+    for (int i = 0; i < p; ++i) {
+      ring.push_back({i, (i + 1) % p, bytes});
+      unequal.push_back({i, (i + 1) % p, bytes + std::uint64_t(i) * 4096});
+    }
+    mixed = {{0, 4, bytes}, {1, 5, bytes / 2}, {4, 0, bytes}, {5, 1, bytes / 2}, {2, 3, bytes}, {6, 7, bytes}};
     plans.push_back(ring);
+    plans.push_back(unequal);
     plans.push_back(mixed);
   }
   SoloRun simulated, solo;
@@ -516,7 +522,8 @@ TEST_CASE("solo world: lone flows computed, shared ones simulated, every transfe
   REQUIRE(solo.returned_s.size() == simulated.returned_s.size());
   for (std::size_t i = 0; i < solo.returned_s.size(); ++i)
     CHECK(std::fabs(solo.returned_s[i] - simulated.returned_s[i]) <= 1e-9 * simulated.returned_s[i]);
-  // SimGrid ran every flow without solo; with it, only the three sharing an uplink (three sizes).
-  CHECK(simulated.posted == 3 * (8 + 5));
-  CHECK(solo.posted == 3 * 3);
+  // Without solo SimGrid ran every flow; with it, per size: 2 of the equal ring, 8 of the unequal one, 3 of the mixed
+  // plan (one of its two shared pairs, one of its two lone flows).
+  CHECK(simulated.posted == sizes.size() * (8 + 8 + 6));
+  CHECK(solo.posted == sizes.size() * (2 + 8 + 3));
 }
