@@ -319,9 +319,11 @@ void check_options(const AlgorithmSpec& spec, const CollectiveOptions& o, const 
   if (std::find(given.begin(), given.end(), "optimizer") != given.end() && o.ps_update != PsUpdate::Server)
     throw ConfigError(field("optimizer") + " has no effect unless " + field("ps_update") +
                       " is server (workers run the workload's own update time)");
-  if (!o.stack.ideal() && o.fidelity == Fidelity::Flow)
+  const bool ring_only = !spec.switches() && spec.choices.front().id == AlgorithmId::Ring;
+  if (!o.stack.ideal() && o.fidelity == Fidelity::Flow && !(o.stack.fixed_costs() && ring_only))
     throw ConfigError(field("fidelity") + " flow has no form for the stack '" + o.stack.name +
-                      "' (its per-message costs need every message): use message or auto");
+                      "' (its per-message costs need every message; only the ring has a flow form with a stack, and "
+                      "only for fixed overheads and copies, no size factors or rendezvous): use message or auto");
   for (const auto& [name, knob] : kKnobFields)
     if (std::find(given.begin(), given.end(), name) != given.end() && !reads(spec, o, knob))
       throw ConfigError(field(name) + " has no effect with " + field("algorithm") + " " + spec.label() + " (only " +

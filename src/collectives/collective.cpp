@@ -192,8 +192,8 @@ void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_
 
 void CommWorld::run_flows(const std::vector<Flow>& flows)
 {
-  if (!solo_ || contended_ || !options_.stack.ideal()) {
-    finish_own(flows, start_own(flows)); // local: another lane's driver may run flows meanwhile
+  if (!solo_ || contended_ || !options_.stack.fixed_costs()) { // size factors: SimGrid callbacks per host pair
+    finish_own(flows, start_own(flows));                       // local: another lane's driver may run flows meanwhile
     return;
   }
   // Solo: these flows are all the network carries. Flows that share a link form a component; components with the same
@@ -271,9 +271,9 @@ std::string CommWorld::component_signature(const std::vector<Flow>& flows, const
     put(r.latency_s);
     put(r.bandwidth);
     put(static_cast<std::uint32_t>(r.shared.size()));
-    for (const auto* link : r.shared) {
-      put(local.emplace(link, static_cast<std::uint32_t>(local.size())).first->second);
-      put(link->get_bandwidth());
+    for (std::size_t k = 0; k < r.shared.size(); ++k) {
+      put(local.emplace(r.shared[k], static_cast<std::uint32_t>(local.size())).first->second);
+      put(r.shared_bandwidth[k]);
     }
   }
   return sig;
@@ -291,8 +291,10 @@ const CommWorld::Route& CommWorld::cached_route(int from, int to)
   r.bandwidth = std::numeric_limits<double>::infinity();
   for (const auto* l : links) {
     r.bandwidth = std::min(r.bandwidth, l->get_bandwidth());
-    if (l->get_sharing_policy() != sg4::Link::SharingPolicy::FATPIPE) // a fat pipe limits each flow, not their sum
+    if (l->get_sharing_policy() != sg4::Link::SharingPolicy::FATPIPE) { // a fat pipe limits each flow, not their sum
       r.shared.push_back(l);
+      r.shared_bandwidth.push_back(l->get_bandwidth());
+    }
   }
   return routes_.emplace(key, std::move(r)).first->second;
 }
@@ -405,11 +407,16 @@ Group::Group(CommWorld& world)
 
 bool Group::use_flow(AlgorithmId id) const
 {
-  // Auto never picks a flow form for a stack with per-message costs (check_options refuses Flow there).
   // With --cpu-contention a message's overhead is CPU work on its node (host_staging.cpp), which the flow forms'
-  // closed sums of sleeps do not model: such runs stay at message level.
-  const bool cpu_overheads = options().cpu_contention && options().msg_overhead_s > 0;
-  return uses_flow(id, options().fidelity, size()) && options().stack.ideal() && !cpu_overheads;
+  // closed sums of sleeps do not model: such runs stay at message level. A stack's per-message costs have a flow form
+  // in the ring only, where they are fixed overheads and copies (StackProfile::fixed_costs) and no staging copy or CPU
+  // work stands for them (--pcie-contention, --cpu-contention); otherwise every message is simulated.
+  const CollectiveOptions& o = options();
+  if (!uses_flow(id, o.fidelity, size()))
+    return false;
+  if (o.stack.ideal())
+    return !(o.cpu_contention && o.msg_overhead_s > 0);
+  return id == AlgorithmId::Ring && o.stack.fixed_costs() && !o.pcie_contention && !o.cpu_contention;
 }
 
 double Group::ring_max_latency()

@@ -134,6 +134,7 @@ private:
    *  (the sum of its links') and its narrowest link's bandwidth. Computed once per pair. */
   struct Route {
     std::vector<const simgrid::s4u::Link*> shared;
+    std::vector<double> shared_bandwidth; ///< of each link of `shared`
     double latency_s = 0;
     double bandwidth = 0;
   };
@@ -256,7 +257,7 @@ public:
   bool member_flows() const
   {
     return size() > options().member_flows_above_ranks && !options().pcie_contention && !options().cpu_contention &&
-           !world_.solo();
+           options().stack.ideal() && !world_.solo(); // a stack's per-message costs: the driver's closed sums
   }
   /** `compute()` the first time `key` is asked for on this group, the cached value afterwards (e.g. an algorithm's
    *  largest partner latency: the group's routes do not change). */

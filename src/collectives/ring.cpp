@@ -43,12 +43,18 @@ std::uint64_t RingAllreduce::slices(const Group& g, std::uint64_t bytes)
 }
 
 namespace {
-/** The closed sum a ring flow plan sleeps before its flows (ring_flows). */
+/** The closed sum a ring flow plan sleeps before its flows (ring_flows): the other 2P-3 steps' latencies, every
+ *  step's overheads, and the reductions. A step's overheads are the message's (msg_overhead_s) and the stack's: its
+ *  send and receive overheads and its copy of the step's largest chunk (a step lasts as long as its slowest rank;
+ *  StackProfile::fixed_costs, none for the ideal stack). */
 double ring_delay_s(const CollectiveOptions& o, int p, double max_latency, std::uint64_t bytes)
 {
   const double steps = 2.0 * (p - 1) - 1;
-  return steps * (max_latency + o.msg_overhead_s) + o.msg_overhead_s +
-         o.reduce_s_per_byte * double(bytes - bytes / std::uint64_t(p));
+  const StackProfile& s = o.stack;
+  const std::uint64_t largest = bytes / std::uint64_t(p) + (bytes % std::uint64_t(p) != 0 ? 1 : 0);
+  const double overhead =
+      o.msg_overhead_s + s.send_overhead_s + s.recv_overhead_s + s.copy_s_per_byte * double(largest);
+  return steps * (max_latency + overhead) + overhead + o.reduce_s_per_byte * double(bytes - bytes / std::uint64_t(p));
 }
 /** The bytes of the flow of ring position i: every chunk it sends (all but chunks i+1 and i+2). */
 std::uint64_t ring_flow_bytes(int p, int i, std::uint64_t bytes)

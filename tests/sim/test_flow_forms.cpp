@@ -179,6 +179,34 @@ TEST_CASE("flow-level ring equals the message level and the closed form on a uni
   check_uniform("ring", {2, 5, 16}, ring_closed);
 }
 
+namespace {
+// A stack with fixed per-message costs (grpc-tcp's send and receive overheads, stacks/grpc-tcp.textproto; pslite-zmq's
+// receive overhead; grpc-tcp's copy cost): the ring's flow form charges them in its closed sum.
+constexpr double kSendOverhead = 17.2e-6, kRecvOverhead = 12.9e-6, kCopyPerByte = 0.8e-9;
+
+collectives::CollectiveOptions fixed_cost_stack()
+{
+  collectives::CollectiveOptions o = costly();
+  o.stack.name = "fixed-costs";
+  o.stack.send_overhead_s = kSendOverhead;
+  o.stack.recv_overhead_s = kRecvOverhead;
+  o.stack.copy_s_per_byte = kCopyPerByte;
+  return o;
+}
+
+/** The ring's closed form with every step also paying the stack's overheads and its copy of the step's M/P bytes. */
+double ring_stack_closed(int p, std::uint64_t m, const analytical::Hop& h, const analytical::Costs& c)
+{
+  const double per_step = kSendOverhead + kRecvOverhead + kCopyPerByte * double(m / std::uint64_t(p));
+  return analytical::ring_allreduce_s(p, m, h, {c.overhead_s + per_step, c.reduce_s_per_byte});
+}
+} // namespace
+
+TEST_CASE("flow-level ring with a stack's fixed per-message costs equals the message level and its closed form")
+{
+  check_uniform("ring", {2, 5, 16}, ring_stack_closed, fixed_cost_stack());
+}
+
 TEST_CASE("flow-level ring in slices of P x chunk bytes equals the message level's slices, P = 4")
 {
   // 48 MiB in 1 MiB messages: 12 ring allreduces of 4 MiB back to back at either fidelity.
