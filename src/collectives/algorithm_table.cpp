@@ -137,7 +137,7 @@ const std::vector<AlgorithmEntry> kTable = {
      FlowForm::WhenAsked, "log2(p')(alpha + o + M/B + gamma M) [+ fold if P is not a power of two]",
      make<RecursiveDoubling>, rd_s},
     {AlgorithmId::Hd, "hd", "halving-doubling, Rabenseifner (MPI, large messages)", true, kKnobFidelity, 0,
-     FlowForm::WhenAsked, "2 log2(p')(alpha + o) + (1 - 1/p')(2 M/B + gamma M) [+ fold]", make<HalvingDoubling>, hd_s},
+     FlowForm::Auto, "2 log2(p')(alpha + o) + (1 - 1/p')(2 M/B + gamma M) [+ fold]", make<HalvingDoubling>, hd_s},
     {AlgorithmId::Tree, "tree", "pipelined binary tree: reduce to rank 0, broadcast", true, kKnobChunk, kTreeChunkBytes,
      FlowForm::None, "max-plus recurrence of the pipelined binary tree (docs/collectives.md)", make<TreeAllreduce>,
      tree_s},

@@ -189,7 +189,7 @@ private:
 };
 
 /** @brief Keys of Group::cached. */
-enum CacheKey : int { kRdLatencyKey = 1, kHdLatencyKey, kNcclRingLatencyKey, kHierLayoutKey, kPsWorkersKey };
+enum CacheKey : int { kNcclRingLatencyKey = 1, kHierLayoutKey, kPsWorkersKey };
 
 /** @brief Some endpoints of a CommWorld seen as ranks 0..n-1: flat algorithms run over a Group, so the
  *  hierarchical one can run them among node leaders. */

@@ -46,37 +46,40 @@ bool HalvingDoubling::drivable(Group& g, std::uint64_t /*bytes*/) const
 
 bool HalvingDoubling::flow_plan(Group& g, std::uint64_t bytes) const
 {
-  // Each phase (reduce-scatter, allgather) sends a member's log2(p') messages at once, one flow per partner, after
-  // the phase's overheads and all but one of its latencies (at the largest partner latency); between them the
-  // reductions of the kept halves. On a uniform platform this equals the message-level time exactly.
+  // The message level's steps for every member at once: each reduce-scatter step is one flow per member to its
+  // partner (the half it gives), after the overhead, then the reductions of the kept halves (the largest one); the
+  // allgather runs the same partners in reverse, each member sending what it holds. On a uniform platform this equals
+  // the message level exactly; every step waits for its slowest pair, where the message level lets a pair that is done
+  // go on (docs/collectives.md, "Fidelity"). Each step's flows, run together, split into components of the pairs that
+  // share links, which a solo world simulates once per class (CommWorld::run_flows).
   run_folded_flows(g, bytes, [&](const PowerOfTwoFold& fold) {
     const CollectiveOptions& o = g.options();
     const int steps = log2_of(fold.p2);
-    std::vector<Flow> give, keep;
-    give.reserve(static_cast<std::size_t>(fold.p2) * steps);
-    keep.reserve(give.capacity());
-    std::uint64_t most_kept = 0;
+    std::vector<std::vector<Flow>> give(static_cast<std::size_t>(steps)), keep(give.size());
+    std::vector<std::uint64_t> most_kept(give.size(), 0);
     for (int v = 0; v < fold.p2; ++v) {
       const int self = g.endpoint(fold.member(v));
-      std::uint64_t lo = 0, hi = bytes, kept = 0;
-      for (int mask = fold.p2 / 2; mask >= 1; mask >>= 1) {
+      std::uint64_t lo = 0, hi = bytes;
+      int k = 0;
+      for (int mask = fold.p2 / 2; mask >= 1; mask >>= 1, ++k) {
         const int partner = g.endpoint(fold.member(v ^ mask));
         const std::uint64_t mid = lo + (hi - lo) / 2;
         const bool keep_low = (v & mask) == 0;
-        give.push_back({self, partner, keep_low ? hi - mid : mid - lo});
-        keep.push_back({self, partner, keep_low ? mid - lo : hi - mid});
-        kept += keep.back().bytes;
+        give[k].push_back({self, partner, keep_low ? hi - mid : mid - lo});
+        keep[k].push_back({self, partner, keep_low ? mid - lo : hi - mid});
+        most_kept[k] = std::max(most_kept[k], keep[k].back().bytes);
         (keep_low ? hi : lo) = mid;
       }
-      most_kept = std::max(most_kept, kept);
     }
-    const double latency = fold_partner_latency(g, fold, kHdLatencyKey);
-    const double wait = (steps - 1) * latency + steps * o.msg_overhead_s;
-    CommWorld::delay(wait);
-    g.world().run_flows(give); // reduce-scatter
-    CommWorld::delay(o.reduce_s_per_byte * double(most_kept));
-    CommWorld::delay(wait);
-    g.world().run_flows(keep); // allgather
+    for (int k = 0; k < steps; ++k) { // reduce-scatter
+      CommWorld::delay(o.msg_overhead_s);
+      g.world().run_flows(give[k]);
+      CommWorld::delay(o.reduce_s_per_byte * double(most_kept[k]));
+    }
+    for (int k = steps - 1; k >= 0; --k) { // allgather
+      CommWorld::delay(o.msg_overhead_s);
+      g.world().run_flows(keep[k]);
+    }
   });
   return true;
 }

@@ -103,16 +103,4 @@ inline int log2_of(int p2)
   return steps;
 }
 
-/** @brief The largest route latency between partners v and v XOR 2^k of the fold (cached on the group). */
-inline double fold_partner_latency(Group& g, const PowerOfTwoFold& fold, int key)
-{
-  return g.cached(key, [&] {
-    double latency = 0;
-    for (int v = 0; v < fold.p2; ++v)
-      for (int mask = 1; mask < fold.p2; mask <<= 1)
-        latency = std::max(latency, g.route(fold.member(v), fold.member(v ^ mask)).alpha_s);
-    return latency;
-  });
-}
-
 } // namespace ddlsim::collectives

@@ -27,20 +27,21 @@ bool RecursiveDoubling::drivable(Group& g, std::uint64_t /*bytes*/) const
 
 bool RecursiveDoubling::flow_plan(Group& g, std::uint64_t bytes) const
 {
-  // Every member sends its log2(p') messages of M at once, one flow per partner, after the other steps'
-  // latencies (at the largest partner latency) and every step's overhead; then its log2(p') reductions of M.
+  // The message level's steps for every member at once: in step k every member sends M to member XOR 2^k, after the
+  // overhead, then reduces M. On a uniform platform this equals the message level exactly; every step waits for its
+  // slowest pair (docs/collectives.md, "Fidelity"); a solo world simulates each step's components once per class.
   run_folded_flows(g, bytes, [&](const PowerOfTwoFold& fold) {
     const CollectiveOptions& o = g.options();
-    const int steps = log2_of(fold.p2);
     std::vector<Flow> flows;
-    flows.reserve(static_cast<std::size_t>(fold.p2) * steps);
-    for (int v = 0; v < fold.p2; ++v)
-      for (int mask = 1; mask < fold.p2; mask <<= 1)
+    flows.reserve(static_cast<std::size_t>(fold.p2));
+    for (int mask = 1; mask < fold.p2; mask <<= 1) {
+      flows.clear();
+      for (int v = 0; v < fold.p2; ++v)
         flows.push_back({g.endpoint(fold.member(v)), g.endpoint(fold.member(v ^ mask)), bytes});
-    const double latency = fold_partner_latency(g, fold, kRdLatencyKey);
-    CommWorld::delay((steps - 1) * latency + steps * o.msg_overhead_s);
-    g.world().run_flows(flows);
-    CommWorld::delay(steps * o.reduce_s_per_byte * double(bytes));
+      CommWorld::delay(o.msg_overhead_s);
+      g.world().run_flows(flows);
+      CommWorld::delay(o.reduce_s_per_byte * double(bytes));
+    }
   });
   return true;
 }
