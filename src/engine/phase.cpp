@@ -392,34 +392,24 @@ private:
    *  done. The same entries as run_stream's. */
   void drive_stream(int lanes, int lane, collectives::Group& group)
   {
-    const std::vector<dag::Slot>& order = dag_.communication;
-    const int n = static_cast<int>(order.size());
-    const int slots = static_cast<int>(iterations_) + dag_.max_shift();
-    const int ranks = world_.size();
-    std::vector<double> starts(static_cast<std::size_t>(ranks));
-    for (int s = 0; s < slots; ++s)
-      for (int j = 0; j < n; ++j) {
-        if ((static_cast<long>(s) * n + j) % lanes != lane)
-          continue;
-        const int it = s - order[j].shift;
-        if (it < 0 || it >= static_cast<int>(iterations_))
-          continue;
-        const dag::Task& task = dag_.tasks[order[j].task];
-        double last = start_; // none starts before the phase
-        for (int r = 0; r < ranks; ++r) {
-          const double ready = runs(it) ? known_ready_at(r, it, task) : kNotYet;
-          if (ready == kNotYet)
-            return; // the iterations repeat (replicate)
-          starts[r] = std::max(ready, start_);
-          last = std::max(last, starts[r]);
-        }
-        catch_up(last);
-        note_aggregation(it);
-        collective_.drive(group, task.bytes);
-        const double end = sg4::Engine::get_clock();
-        for (int r = 0; r < ranks; ++r)
-          finish(r, it, task.id, starts[r], end);
+    std::vector<double> starts(static_cast<std::size_t>(world_.size()));
+    for_each_entry(dag_.communication, lanes, lane, [&](int it, const dag::Task& task) {
+      double last = start_; // none starts before the phase
+      for (int r = 0; r < world_.size(); ++r) {
+        const double ready = runs(it) ? known_ready_at(r, it, task) : kNotYet;
+        if (ready == kNotYet)
+          return false; // the iterations repeat (replicate)
+        starts[r] = std::max(ready, start_);
+        last = std::max(last, starts[r]);
       }
+      catch_up(last);
+      note_aggregation(it);
+      collective_.drive(group, task.bytes);
+      const double end = sg4::Engine::get_clock();
+      for (int r = 0; r < world_.size(); ++r)
+        finish(r, it, task.id, starts[r], end);
+      return true;
+    });
   }
 
   /** Sleeps until `t` if it is in the future. */
@@ -541,41 +531,52 @@ private:
   /** Runs the entries k of `order` (counted over all slots) with k mod `lanes` = `lane`. */
   void run_stream(int rank, const std::vector<dag::Slot>& order, int lanes, int lane, collectives::Group& group)
   {
+    double clock = sg4::Engine::get_clock(); // when this stream is free (ahead of the engine's while running ahead)
+    const bool whole = for_each_entry(order, lanes, lane, [&](int it, const dag::Task& task) {
+      if (!runs(it))
+        return false; // the iterations repeat (replicate)
+      if (nominal_) {
+        // Run ahead: a task whose dependencies have known completion times starts at the later of those and the
+        // stream's own clock and ends its nominal time later, with no simcall; others wait for the clock first.
+        const double duration = nominal_s(rank, task);
+        const double ready = ready_at(rank, it, task);
+        if (duration >= 0 && ready != kNotYet) {
+          const double start = std::max(clock, ready);
+          clock = start + duration;
+          finish(rank, it, task.id, start, clock);
+          return true;
+        }
+        catch_up(clock);
+      }
+      wait_ready(rank, it, task);
+      if (!runs(it))
+        return false;
+      const double start = sg4::Engine::get_clock();
+      execute(rank, it, task, group);
+      clock = sg4::Engine::get_clock();
+      finish(rank, it, task.id, start, clock);
+      return true;
+    });
+    if (whole)
+      catch_up(clock); // the stream ends when its last task does
+  }
+
+  /** Calls fn(iteration, task) for the entries k of `order` (counted over all slots, each slot an iteration shifted by
+   *  its entries' shift) with k mod `lanes` = `lane`, in order, while it returns true; false if it stopped early. */
+  template <class Fn>
+  bool for_each_entry(const std::vector<dag::Slot>& order, int lanes, int lane, Fn fn) const
+  {
     const int n = static_cast<int>(order.size());
     const int slots = static_cast<int>(iterations_) + dag_.max_shift();
-    double clock = sg4::Engine::get_clock(); // when this stream is free (ahead of the engine's while running ahead)
     for (int s = 0; s < slots; ++s)
       for (int j = 0; j < n; ++j) {
         if ((static_cast<long>(s) * n + j) % lanes != lane)
           continue;
         const int it = s - order[j].shift;
-        if (it < 0 || it >= static_cast<int>(iterations_))
-          continue;
-        const dag::Task& task = dag_.tasks[order[j].task];
-        if (!runs(it))
-          return; // the iterations repeat (replicate)
-        if (nominal_) {
-          // Run ahead: a task whose dependencies have known completion times starts at the later of those and the
-          // stream's own clock and ends its nominal time later, with no simcall; others wait for the clock first.
-          const double duration = nominal_s(rank, task);
-          const double ready = ready_at(rank, it, task);
-          if (duration >= 0 && ready != kNotYet) {
-            const double start = std::max(clock, ready);
-            clock = start + duration;
-            finish(rank, it, task.id, start, clock);
-            continue;
-          }
-          catch_up(clock);
-        }
-        wait_ready(rank, it, task);
-        if (!runs(it))
-          return;
-        const double start = sg4::Engine::get_clock();
-        execute(rank, it, task, group);
-        clock = sg4::Engine::get_clock();
-        finish(rank, it, task.id, start, clock);
+        if (it >= 0 && it < static_cast<int>(iterations_) && !fn(it, dag_.tasks[order[j].task]))
+          return false;
       }
-    catch_up(clock); // the stream ends when its last task does
+    return true;
   }
 
   void execute(int rank, int it, const dag::Task& task, collectives::Group& group)
