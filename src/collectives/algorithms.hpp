@@ -164,6 +164,13 @@ public:
   void drive(Group& group, std::uint64_t bytes) const override;
 
 private:
+  /** NCCL's choice for `bytes` and the bytes its protocol puts on the wire, after the protocol's base latency (slept by
+   *  the calling actor). */
+  struct Call {
+    NcclAlgo algo;
+    std::uint64_t wire_bytes;
+  };
+  static Call enter(const NcclShape& shape, std::uint64_t bytes);
   NcclShapes shapes_;
 };
 

@@ -201,18 +201,15 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
   // subsystems of SimGrid's model and evolve identically, so SimGrid runs one of each class (its representative) and
   // every other member takes its representative's times, flow by flow.
   const std::vector<std::vector<std::size_t>> components = flow_components(flows);
-  std::unordered_map<std::string, std::size_t> class_of; // signature -> representative component
-  std::vector<std::size_t> representative(components.size());
+  std::unordered_map<std::string, std::size_t> class_of; // signature -> its representative's first flow in `posted`
+  std::vector<std::size_t> first(components.size());     // per component: that of its class
   std::vector<Flow> posted;
-  std::vector<std::size_t> first_posted(components.size()); // a representative's first flow in `posted`
   for (std::size_t c = 0; c < components.size(); ++c) {
-    const auto [it, fresh] = class_of.emplace(component_signature(flows, components[c]), c);
-    representative[c] = it->second;
-    if (fresh) {
-      first_posted[c] = posted.size();
+    const auto [it, fresh] = class_of.emplace(component_signature(flows, components[c]), posted.size());
+    first[c] = it->second;
+    if (fresh)
       for (std::size_t i : components[c])
         posted.push_back(flows[i]);
-    }
   }
   for (const auto& f : flows)
     count(f);
@@ -225,7 +222,7 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
   for (std::size_t c = 0; c < components.size(); ++c)
     for (std::size_t k = 0; k < components[c].size(); ++k) {
       const Flow& f = flows[components[c][k]];
-      transferred(f.from, f.to, f.bytes, channel, comms[first_posted[representative[c]] + k]);
+      transferred(f.from, f.to, f.bytes, channel, comms[first[c] + k]);
     }
 }
 
@@ -279,7 +276,7 @@ std::string CommWorld::component_signature(const std::vector<Flow>& flows, const
   return sig;
 }
 
-const CommWorld::Route& CommWorld::cached_route(int from, int to)
+const CommWorld::Route& CommWorld::cached_route(int from, int to) const
 {
   const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
   auto it = routes_.find(key);

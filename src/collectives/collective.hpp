@@ -81,6 +81,16 @@ public:
 
   /** Latency and bottleneck bandwidth of the route between two endpoints. */
   analytical::Hop route(int from, int to) const;
+  /** A route as the network model sees it: the links whose bandwidth flows share (all but fat pipes), its latency
+   *  (the sum of its links') and its narrowest link's bandwidth. Computed once per pair (the engine's link log
+   *  reads its links too; route() reads latency and bandwidth afresh, as profiles may change them). */
+  struct Route {
+    std::vector<const simgrid::s4u::Link*> shared;
+    std::vector<double> shared_bandwidth; ///< of each link of `shared`
+    double latency_s = 0;
+    double bandwidth = 0;
+  };
+  const Route& cached_route(int from, int to) const;
   /** Names of the links the route between two endpoints crosses, in order. */
   std::vector<std::string> route_link_names(int from, int to) const;
   /** How many allreduce calls `endpoint` made on `lane` before this one (for per-tensor round-robin placement). */
@@ -130,15 +140,7 @@ private:
   void transferred(int self, int to, std::uint64_t bytes, int channel, const simgrid::s4u::CommPtr& comm) const;
   /** The channel the calling actor's flows report (set_driver_channel; 0 if none). */
   int driver_channel() const;
-  /** A route as the network model sees it: the links whose bandwidth flows share (all but fat pipes), its latency
-   *  (the sum of its links') and its narrowest link's bandwidth. Computed once per pair. */
-  struct Route {
-    std::vector<const simgrid::s4u::Link*> shared;
-    std::vector<double> shared_bandwidth; ///< of each link of `shared`
-    double latency_s = 0;
-    double bandwidth = 0;
-  };
-  const Route& cached_route(int from, int to);
+
   /** Counts a flow's bytes and message for its endpoints. */
   void count(const Flow& f);
   /** Hands `flows` to SimGrid as host-to-host transfers, all started in one simcall (uncounted). */
@@ -150,7 +152,7 @@ private:
   std::unordered_map<const simgrid::s4u::Link*, std::size_t> link_owner_; ///< flow_components' scratch
   bool solo_ = false;
   std::uint64_t flows_posted_ = 0;
-  std::unordered_map<std::uint64_t, Route> routes_; ///< (from << 32 | to) -> route
+  mutable std::unordered_map<std::uint64_t, Route> routes_; ///< (from << 32 | to) -> route (cached_route)
   simgrid::s4u::Mailbox* mailbox(int src, int dst, int channel);
   simgrid::s4u::CommPtr post_send(int self, int to, std::uint64_t bytes, bool overhead, int channel);
   /** The stack's rendezvous round trip before a large message from `self` to `to`, seconds. */

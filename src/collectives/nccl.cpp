@@ -194,15 +194,20 @@ bool Nccl::drivable(Group& g, std::uint64_t bytes) const
   return g.size() > 1 && nccl_choose(shapes_.of(g).topology, bytes).algo == NcclAlgo::Ring && NcclRing::driven(g);
 }
 
+Nccl::Call Nccl::enter(const NcclShape& shape, std::uint64_t bytes)
+{
+  const NcclChoice choice = nccl_choose(shape.topology, bytes);
+  simgrid::s4u::this_actor::sleep_for(nccl_base_latency_us(choice.algo, choice.proto) * 1e-6);
+  return {choice.algo, nccl_wire_bytes(bytes, nccl_efficiency(shape.topology, choice.algo, choice.proto))};
+}
+
 void Nccl::drive(Group& g, std::uint64_t bytes) const
 {
   // Every rank sleeps the protocol's base latency before it enters the ring's flow form, whose plan starts when the
   // last one does: the driver sleeps it once, when the last one arrives.
   const NcclShape& shape = shapes_.of(g);
-  const NcclChoice choice = nccl_choose(shape.topology, bytes);
-  simgrid::s4u::this_actor::sleep_for(nccl_base_latency_us(choice.algo, choice.proto) * 1e-6);
-  const std::uint64_t wire = nccl_wire_bytes(bytes, nccl_efficiency(shape.topology, choice.algo, choice.proto));
-  g.drive([&] { NcclRing::ring_plan(g, wire, shape); });
+  const Call call = enter(shape, bytes);
+  g.drive([&] { NcclRing::ring_plan(g, call.wire_bytes, shape); });
 }
 
 void Nccl::allreduce(Group& g, int self, std::uint64_t bytes) const
@@ -210,13 +215,11 @@ void Nccl::allreduce(Group& g, int self, std::uint64_t bytes) const
   if (g.size() <= 1)
     return;
   const NcclShape& shape = shapes_.of(g);
-  const NcclChoice choice = nccl_choose(shape.topology, bytes);
-  simgrid::s4u::this_actor::sleep_for(nccl_base_latency_us(choice.algo, choice.proto) * 1e-6);
-  const std::uint64_t wire = nccl_wire_bytes(bytes, nccl_efficiency(shape.topology, choice.algo, choice.proto));
-  if (choice.algo == NcclAlgo::Ring)
-    NcclRing::run(g, self, wire, shape);
+  const Call call = enter(shape, bytes);
+  if (call.algo == NcclAlgo::Ring)
+    NcclRing::run(g, self, call.wire_bytes, shape);
   else
-    NcclTree::run(g, self, wire, shape);
+    NcclTree::run(g, self, call.wire_bytes, shape);
 }
 
 } // namespace ddlsim::collectives

@@ -124,13 +124,10 @@ struct Phase::Impl {
       const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
       auto it = routes_.find(key);
       if (it == routes_.end()) {
-        std::vector<sg4::Link*> links;
-        double latency = 0;
-        world.host(from)->route_to(world.host(to), links, &latency);
         std::vector<int> ids;
-        for (auto* l : links) {
-          if (l->get_sharing_policy() == sg4::Link::SharingPolicy::FATPIPE)
-            continue; // a fat pipe (a switch backplane) limits each flow, not their sum: it has no utilisation
+        // The links flows share: a fat pipe (a switch backplane) limits each flow, not their sum, so it has no
+        // utilisation.
+        for (const auto* l : world.cached_route(from, to).shared) {
           auto [pos, fresh] = index_.emplace(l, static_cast<int>(links_.size()));
           if (fresh)
             links_.push_back({l, 0, {}});
@@ -220,7 +217,7 @@ struct Phase::Impl {
   private:
     static constexpr std::size_t kCompactMin = 1024; ///< spans a link holds before they are first merged
     struct Entry {
-      sg4::Link* link;
+      const sg4::Link* link;
       std::uint64_t bytes;
       std::vector<std::pair<double, double>> spans;
       std::size_t compact_at = kCompactMin;
@@ -245,7 +242,7 @@ struct Phase::Impl {
 
     bool timelines_;
     std::unordered_map<std::uint64_t, std::vector<int>> routes_;
-    std::unordered_map<sg4::Link*, int> index_;
+    std::unordered_map<const sg4::Link*, int> index_;
     std::vector<Entry> links_;
   };
 

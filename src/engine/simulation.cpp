@@ -239,6 +239,7 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::Iterat
 
   // The multi-GPU phase alone may copy iterations: the baseline (one GPU) is cheap, and copying its iterations would
   // start the multi-GPU phase at another clock, which moves its times by roundings (the golden report's last digits).
+  const bool exact = exact_network(input, setup); // reads the platform file: once for both phases
   auto phase = [&](std::string name, const dag::IterationDag* graph, std::vector<platform::GpuHost> ranks,
                    std::vector<int> nodes, bool replicate) {
     const bool record = input.record_transfers && name == "multi";
