@@ -264,13 +264,24 @@ bool uses_flow(AlgorithmId id, Fidelity f, int members)
          (f == Fidelity::Flow || (f == Fidelity::Auto && form == FlowForm::Auto && members > kFlowAboveRanks));
 }
 
+bool flow_form_allowed(AlgorithmId id, const CollectiveOptions& o)
+{
+  if (o.stack.ideal())
+    return !(o.cpu_contention && o.msg_overhead_s > 0);
+  if (o.pcie_contention || o.cpu_contention)
+    return false;
+  return id == AlgorithmId::Rd || id == AlgorithmId::Hd || id == AlgorithmId::Ring;
+}
+
 std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in)
 {
   const CollectiveOptions& options = in.options;
   std::vector<std::string> parts;
   for (const auto& c : spec.choices) {
     const bool hier = c.id == AlgorithmId::Hier; // its leaders run the inter algorithm
-    const bool flow = uses_flow(hier ? options.inter_algorithm : c.id, options.fidelity, hier ? in.nodes : in.ranks);
+    const AlgorithmId run = hier ? options.inter_algorithm : c.id;
+    const bool flow = uses_flow(run, options.fidelity, hier ? in.nodes : in.ranks) &&
+                      flow_form_allowed(c.id, options) && flow_form_allowed(run, options);
     parts.push_back(std::string(entry(c.id).name) + ": " + (flow ? "flow" : "message") +
                     (hier ? " among node leaders" : ""));
   }
@@ -319,11 +330,12 @@ void check_options(const AlgorithmSpec& spec, const CollectiveOptions& o, const 
   if (std::find(given.begin(), given.end(), "optimizer") != given.end() && o.ps_update != PsUpdate::Server)
     throw ConfigError(field("optimizer") + " has no effect unless " + field("ps_update") +
                       " is server (workers run the workload's own update time)");
-  const bool ring_only = !spec.switches() && spec.choices.front().id == AlgorithmId::Ring;
-  if (!o.stack.ideal() && o.fidelity == Fidelity::Flow && !(o.stack.fixed_costs() && ring_only))
-    throw ConfigError(field("fidelity") + " flow has no form for the stack '" + o.stack.name +
-                      "' (its per-message costs need every message; only the ring has a flow form with a stack, and "
-                      "only for fixed overheads and copies, no size factors or rendezvous): use message or auto");
+  if (!o.stack.ideal() && o.fidelity == Fidelity::Flow)
+    for (const auto& row : algorithm_table())
+      if (spec.uses(row.id) && !flow_form_allowed(row.id, o))
+        throw ConfigError(field("fidelity") + " flow has no form for " + row.name + " with the stack '" + o.stack.name +
+                          "' (its per-message costs need every message; with a stack only ring, rd and hd have one, "
+                          "and none with --pcie-contention or --cpu-contention): use message or auto");
   for (const auto& [name, knob] : kKnobFields)
     if (std::find(given.begin(), given.end(), name) != given.end() && !reads(spec, o, knob))
       throw ConfigError(field(name) + " has no effect with " + field("algorithm") + " " + spec.label() + " (only " +

@@ -74,6 +74,14 @@ bool inter_algorithm_allowed(AlgorithmId id);
  *  with one, Fidelity::Auto as its FlowForm says. */
 bool uses_flow(AlgorithmId id, Fidelity fidelity, int members);
 
+/** @brief True when algorithm `id` has a flow-level form under the stack and contention options of `options`: any
+ *  algorithm's for the ideal stack (unless a message's overhead is CPU work, --cpu-contention); with a stack's
+ *  per-message costs rd's and hd's, whose steps run one flow per message, and the ring's, whose flows carry chunks of
+ *  one size (Flow::message_bytes) and whose closed sum charges the costs of every step; none with staging copies or CPU
+ * work
+ *  (--pcie-contention, --cpu-contention), which the flow forms' closed sums of sleeps do not model. */
+bool flow_form_allowed(AlgorithmId id, const CollectiveOptions& options);
+
 /** @brief "ring: flow", "hier: message among node leaders", ...: the form each algorithm of `spec` runs on the ranks
  *  and nodes of `in` (what a run used). */
 std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in);

@@ -21,9 +21,21 @@ namespace sg4 = simgrid::s4u;
 namespace ddlsim::collectives {
 namespace {
 
+/** While CommWorld::post starts a flow that stands for messages of another size (Flow::message_bytes), that size:
+ *  SimGrid's network model calls the factor callbacks from inside the start, in the kernel, where no other actor runs
+ *  in between. Negative: the transfer's own size. */
+double g_message_bytes = -1;
+
+/** The message size a transfer of `size` bytes stands for (g_message_bytes). */
+double message(double size)
+{
+  return g_message_bytes >= 0 ? g_message_bytes : size;
+}
+
 /** The stack's size factors as SimGrid's per-message factor callbacks: SMPI's own mechanism (smpi/lat-factor,
- *  smpi/bw-factor), applied by the network model to every transfer. Nothing is installed for an empty list, so the
- *  ideal stack keeps the exact model. */
+ *  smpi/bw-factor), applied by the network model to every transfer (SimGrid 3.32 src/surf/network_cm02.cpp,
+ *  comm_action_set_bounds: the latency times the latency factor; the bandwidth factor scales the transfer's progress
+ *  over the bandwidth it gets). Nothing is installed for an empty list, so the ideal stack keeps the exact model. */
 void install_factors(const StackProfile& stack)
 {
   if (stack.latency_factor.empty() && stack.bandwidth_factor.empty())
@@ -33,13 +45,15 @@ void install_factors(const StackProfile& stack)
   using Zones = std::unordered_set<sg4::NetZone*>;
   // A staging copy between a GPU and its node's CPU (--pcie-contention) is no message of the stack: factor 1.
   if (!stack.latency_factor.empty())
-    model->set_lat_factor_cb(
-        [f = stack.latency_factor](double size, const sg4::Host* src, const sg4::Host* dst, const Links&,
-                                   const Zones&) { return is_staging_copy(src, dst) ? 1.0 : factor_for(f, size); });
+    model->set_lat_factor_cb([f = stack.latency_factor](double size, const sg4::Host* src, const sg4::Host* dst,
+                                                        const Links&, const Zones&) {
+      return is_staging_copy(src, dst) ? 1.0 : factor_for(f, message(size));
+    });
   if (!stack.bandwidth_factor.empty())
-    model->set_bw_factor_cb(
-        [f = stack.bandwidth_factor](double size, const sg4::Host* src, const sg4::Host* dst, const Links&,
-                                     const Zones&) { return is_staging_copy(src, dst) ? 1.0 : factor_for(f, size); });
+    model->set_bw_factor_cb([f = stack.bandwidth_factor](double size, const sg4::Host* src, const sg4::Host* dst,
+                                                         const Links&, const Zones&) {
+      return is_staging_copy(src, dst) ? 1.0 : factor_for(f, message(size));
+    });
 }
 } // namespace
 
@@ -124,7 +138,7 @@ sg4::CommPtr CommWorld::post_send(int self, int to, std::uint64_t bytes, bool ov
     before_s -= stack.pcie_copy_s_per_byte * double(bytes); // the copy to host memory takes its place
     stage_out(self, bytes);
   }
-  if (stack.rendezvous_above_bytes > 0 && bytes > stack.rendezvous_above_bytes)
+  if (stack.rendezvous(bytes))
     before_s += handshake_s(self, to);
   if (before_s > 0)
     sg4::this_actor::sleep_for(before_s);
@@ -192,8 +206,10 @@ void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_
 
 void CommWorld::run_flows(const std::vector<Flow>& flows)
 {
-  if (!solo_ || contended_ || !options_.stack.fixed_costs()) { // size factors: SimGrid callbacks per host pair
-    finish_own(flows, start_own(flows));                       // local: another lane's driver may run flows meanwhile
+  // A stack's size factors keep the classes exact: outside staging copies (contended_) they depend on a flow's bytes
+  // alone (install_factors), which the signature holds.
+  if (!solo_ || contended_) {
+    finish_own(flows, start_own(flows)); // local: another lane's driver may run flows meanwhile
     return;
   }
   // Solo: these flows are all the network carries. Flows that share a link form a component; components with the same
@@ -224,6 +240,21 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
       const Flow& f = flows[components[c][k]];
       transferred(f.from, f.to, f.bytes, channel, comms[first[c] + k]);
     }
+}
+
+void CommWorld::run_step(const std::vector<Flow>& flows)
+{
+  const StackProfile& stack = options_.stack;
+  double before_s = 0;
+  for (const auto& f : flows) {
+    double s = options_.msg_overhead_s + stack.send_overhead_s + stack.copy_s_per_byte * double(f.bytes);
+    if (stack.rendezvous(f.bytes))
+      s += handshake_s(f.from, f.to);
+    before_s = std::max(before_s, s);
+  }
+  delay(before_s);
+  run_flows(flows);
+  delay(stack.recv_overhead_s);
 }
 
 std::vector<std::vector<std::size_t>> CommWorld::flow_components(const std::vector<Flow>& flows)
@@ -257,14 +288,16 @@ std::vector<std::vector<std::size_t>> CommWorld::flow_components(const std::vect
 
 std::string CommWorld::component_signature(const std::vector<Flow>& flows, const std::vector<std::size_t>& component)
 {
-  // Per flow, in plan order: its bytes, its route's latency and narrowest bandwidth (the flow's bound), and for each
-  // link it shares with others its bandwidth and its number within the component (in order of first use).
+  // Per flow, in plan order: its bytes and message size (the stack's factors), its route's latency and narrowest
+  // bandwidth (the flow's bound), and for each link it shares with others its bandwidth and its number within the
+  // component (in order of first use).
   std::string sig;
   auto put = [&sig](const auto& value) { sig.append(reinterpret_cast<const char*>(&value), sizeof value); };
   std::unordered_map<const sg4::Link*, std::uint32_t> local;
   for (std::size_t i : component) {
     const Route& r = cached_route(flows[i].from, flows[i].to);
     put(flows[i].bytes);
+    put(flows[i].message_bytes);
     put(r.latency_s);
     put(r.bandwidth);
     put(static_cast<std::uint32_t>(r.shared.size()));
@@ -343,10 +376,14 @@ std::vector<sg4::CommPtr> CommWorld::post(const std::vector<Flow>& flows)
     comms.back()->set_payload_size(f.bytes);
   }
   flows_posted_ += flows.size();
-  // One simcall starts them all: inside it (in SimGrid's kernel) each start runs directly.
-  simgrid::kernel::actor::simcall_answered([&comms] {
-    for (auto& c : comms)
-      c->start();
+  // One simcall starts them all: inside it (in SimGrid's kernel) each start runs directly, and calls the factor
+  // callbacks (install_factors) with the flow's message size.
+  simgrid::kernel::actor::simcall_answered([&comms, &flows] {
+    for (std::size_t i = 0; i < comms.size(); ++i) {
+      g_message_bytes = flows[i].message_bytes > 0 ? double(flows[i].message_bytes) : -1;
+      comms[i]->start();
+    }
+    g_message_bytes = -1;
   });
   return comms;
 }
@@ -404,16 +441,7 @@ Group::Group(CommWorld& world)
 
 bool Group::use_flow(AlgorithmId id) const
 {
-  // With --cpu-contention a message's overhead is CPU work on its node (host_staging.cpp), which the flow forms'
-  // closed sums of sleeps do not model: such runs stay at message level. A stack's per-message costs have a flow form
-  // in the ring only, where they are fixed overheads and copies (StackProfile::fixed_costs) and no staging copy or CPU
-  // work stands for them (--pcie-contention, --cpu-contention); otherwise every message is simulated.
-  const CollectiveOptions& o = options();
-  if (!uses_flow(id, o.fidelity, size()))
-    return false;
-  if (o.stack.ideal())
-    return !(o.cpu_contention && o.msg_overhead_s > 0);
-  return id == AlgorithmId::Ring && o.stack.fixed_costs() && !o.pcie_contention && !o.cpu_contention;
+  return uses_flow(id, options().fidelity, size()) && flow_form_allowed(id, options());
 }
 
 double Group::ring_max_latency()

@@ -24,6 +24,9 @@ struct Flow {
   int from;
   int to;
   std::uint64_t bytes;
+  /// The size of each message the flow stands for, whose latency and bandwidth factors the stack's size factors give
+  /// the flow (the ring's flow form: one flow carries 2(P-1) chunks); 0: the flow is one message of `bytes`.
+  std::uint64_t message_bytes = 0;
 };
 
 /** @brief The endpoints of one simulation phase: ranks 0..P-1 (GPUs), then any extra endpoints (parameter
@@ -62,9 +65,15 @@ public:
    *  apart (the same bytes, latencies and bandwidths, sharing the same way) it runs one and gives the others its
    *  times (docs/performance.md): a ring on a uniform cluster is a handful of SimGrid flows, not one per rank. */
   void run_flows(const std::vector<Flow>& flows);
+  /** Flow level, one step of messages (rd's and hd's steps, the fold of a group that is not a power of two): every
+   *  flow is one message, and the step costs what its slowest message costs at message level: before the flows the
+   *  overhead (msg_overhead_s), the stack's send overhead, its copy and, above its eager limit, the rendezvous round
+   *  trip; after them the stack's receive overhead. The stack's size factors SimGrid applies to each flow as to the
+   *  message. On a uniform platform every message of a step costs the same: the message level exactly. */
+  void run_step(const std::vector<Flow>& flows);
   /** Solo: nothing but the flows this world's driver runs uses the network while run_flows runs (one communication
    *  stream run by one actor, no other traffic: engine/phase.cpp), and the network model is SimGrid's exact
-   *  alpha-beta with no size factors. Off by default. */
+   *  alpha-beta (a stack's size factors apply per flow size). Off by default. */
   void set_solo(bool solo) { solo_ = solo; }
   bool solo() const { return solo_; }
   /** run_flows in steps: starts `flows` now (after the flows started before); finish_flows() waits for every flow

@@ -47,7 +47,8 @@ bool HalvingDoubling::drivable(Group& g, std::uint64_t /*bytes*/) const
 bool HalvingDoubling::flow_plan(Group& g, std::uint64_t bytes) const
 {
   // The message level's steps for every member at once: each reduce-scatter step is one flow per member to its
-  // partner (the half it gives), after the overhead, then the reductions of the kept halves (the largest one); the
+  // partner (the half it gives), after the overheads (CommWorld::run_step: with a stack's costs per message), then the
+  // reductions of the kept halves (the largest one); the
   // allgather runs the same partners in reverse, each member sending what it holds. On a uniform platform this equals
   // the message level exactly; every step waits for its slowest pair, where the message level lets a pair that is done
   // go on (docs/collectives.md, "Fidelity"). Each step's flows, run together, split into components of the pairs that
@@ -72,13 +73,11 @@ bool HalvingDoubling::flow_plan(Group& g, std::uint64_t bytes) const
       }
     }
     for (int k = 0; k < steps; ++k) { // reduce-scatter
-      CommWorld::delay(o.msg_overhead_s);
-      g.world().run_flows(give[k]);
+      g.world().run_step(give[k]);
       CommWorld::delay(o.reduce_s_per_byte * double(most_kept[k]));
     }
     for (int k = steps - 1; k >= 0; --k) { // allgather
-      CommWorld::delay(o.msg_overhead_s);
-      g.world().run_flows(keep[k]);
+      g.world().run_step(keep[k]);
     }
   });
   return true;

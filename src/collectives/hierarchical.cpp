@@ -79,8 +79,9 @@ bool Hierarchical::drivable(Group& g, std::uint64_t /*bytes*/) const
   if (g.size() <= 1)
     return false;
   const Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
-  return uses_flow(g.options().inter_algorithm, g.options().fidelity, layout.leaders->size()) &&
-         g.options().stack.ideal();
+  const CollectiveOptions& o = g.options();
+  return uses_flow(o.inter_algorithm, o.fidelity, layout.leaders->size()) && flow_form_allowed(AlgorithmId::Hier, o) &&
+         flow_form_allowed(o.inter_algorithm, o);
 }
 
 bool Hierarchical::flow_plan(Group& g, std::uint64_t bytes) const

@@ -74,9 +74,8 @@ struct StackProfile {
            call_copy_s_per_byte == 0 && latency_factor.empty() && bandwidth_factor.empty() &&
            rendezvous_above_bytes == 0;
   }
-  /** True when every per-message cost is a fixed overhead or a copy per byte (no size factor, no rendezvous), so that
-   *  the ring's flow form can charge 2(P-1) of them in its closed sum (RingAllreduce; docs/collectives.md). */
-  bool fixed_costs() const { return latency_factor.empty() && bandwidth_factor.empty() && rendezvous_above_bytes == 0; }
+  /** True when a message of `bytes` waits for a rendezvous round trip before it is sent. */
+  bool rendezvous(std::uint64_t bytes) const { return rendezvous_above_bytes > 0 && bytes > rendezvous_above_bytes; }
 };
 
 /** @brief The factor of `factors` for a message of `bytes` (1 below the first threshold), as SMPI reads it. */

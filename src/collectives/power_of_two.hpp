@@ -68,8 +68,8 @@ void run_folded(Group& g, int self, std::uint64_t bytes, Main main)
 }
 
 /** @brief Flow level, run by a plan's driver for every member at once: the fold's pushes (M each, after the
- *  overhead) and the odd members' reductions, then `main(fold)`, then the results back: the same critical path
- *  as the message level, whose folded members take part in every step of the main algorithm. */
+ *  overheads: CommWorld::run_step) and the odd members' reductions, then `main(fold)`, then the results back: the same
+ * critical path as the message level, whose folded members take part in every step of the main algorithm. */
 template <class Main>
 void run_folded_flows(Group& g, std::uint64_t bytes, Main main)
 {
@@ -81,16 +81,14 @@ void run_folded_flows(Group& g, std::uint64_t bytes, Main main)
   for (int i = 0; i < fold.extra; ++i)
     flows.push_back({g.endpoint(2 * i), g.endpoint(2 * i + 1), bytes});
   if (!flows.empty()) {
-    CommWorld::delay(o.msg_overhead_s);
-    g.world().run_flows(flows);
+    g.world().run_step(flows);
     CommWorld::delay(o.reduce_s_per_byte * double(bytes));
   }
   main(fold);
   if (!flows.empty()) {
     for (auto& f : flows)
       std::swap(f.from, f.to);
-    CommWorld::delay(o.msg_overhead_s);
-    g.world().run_flows(flows);
+    g.world().run_step(flows);
   }
 }
 

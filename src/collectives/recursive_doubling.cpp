@@ -28,8 +28,9 @@ bool RecursiveDoubling::drivable(Group& g, std::uint64_t /*bytes*/) const
 bool RecursiveDoubling::flow_plan(Group& g, std::uint64_t bytes) const
 {
   // The message level's steps for every member at once: in step k every member sends M to member XOR 2^k, after the
-  // overhead, then reduces M. On a uniform platform this equals the message level exactly; every step waits for its
-  // slowest pair (docs/collectives.md, "Fidelity"); a solo world simulates each step's components once per class.
+  // overheads (CommWorld::run_step: with a stack's costs per message), then reduces M. On a uniform platform this
+  // equals the message level exactly; every step waits for its slowest pair (docs/collectives.md, "Fidelity"); a solo
+  // world simulates each step's components once per class.
   run_folded_flows(g, bytes, [&](const PowerOfTwoFold& fold) {
     const CollectiveOptions& o = g.options();
     std::vector<Flow> flows;
@@ -38,8 +39,7 @@ bool RecursiveDoubling::flow_plan(Group& g, std::uint64_t bytes) const
       flows.clear();
       for (int v = 0; v < fold.p2; ++v)
         flows.push_back({g.endpoint(fold.member(v)), g.endpoint(fold.member(v ^ mask)), bytes});
-      CommWorld::delay(o.msg_overhead_s);
-      g.world().run_flows(flows);
+      g.world().run_step(flows);
       CommWorld::delay(o.reduce_s_per_byte * double(bytes));
     }
   });

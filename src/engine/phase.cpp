@@ -94,14 +94,19 @@ struct Phase::Impl {
     collective_.prepare(world_); // outside any actor: may throw ConfigError
     attach_node_cpus(world_);    // --pcie-contention, --cpu-contention (interference.cpp); may throw ConfigError
     gpu_shares_ = gpu_interference_shares(world_);
-    // One stream run by one actor, nothing else on the network (tasks run ahead: no staging copies, no servers of
-    // their own), SimGrid's exact alpha-beta: the world is solo (CommWorld::run_flows). Decided before drivable(),
-    // which it changes (the ring's driver posts its flows at any size), and undone if no actor drives the stream.
-    world_.set_solo(spec.drive_streams && spec.exact_network && nominal_ &&
-                    dag_.comm_policy == dag::CommPolicy::InOrder && dag_.comm_streams == 1);
+    // One in-order stream, nothing else on the network (tasks run ahead: no staging copies, no servers of their
+    // own), SimGrid's exact alpha-beta: the world is solo (CommWorld::run_flows). A flow plan then runs alone whether
+    // one actor drives the stream or every rank has its own: Group::flow_call runs it once every rank has arrived,
+    // when each has finished its earlier aggregations (their messages are done) and none sends until it ends.
+    // Decided before drivable(), which it changes (the ring's driver posts its flows at any size). --per-rank-actors
+    // (the reference shape) runs every flow in SimGrid.
+    const bool one_stream = dag_.comm_policy == dag::CommPolicy::Priority || dag_.comm_streams == 1;
+    world_.set_solo(spec.drive_streams && spec.exact_network && nominal_ && one_stream);
     driven_ = spec.drive_streams && drivable();
-    if (!driven_)
+    if (dag_.comm_policy == dag::CommPolicy::Priority && !driven_ && nominal_) {
+      nominal_ = false; // per-rank actors and their scheduler (not drivable: an aggregation is no flow plan)
       world_.set_solo(false);
+    }
     world_.on_transfer([this](int from, int to, std::uint64_t bytes, double start, double end, int channel) {
       links_.add(world_, from, to, bytes, start, end);
       auto kept = [this](int r) { return transfer_ranks_.empty() || transfer_ranks_.count(r) > 0; };
@@ -268,11 +273,13 @@ struct Phase::Impl {
             run_stream(r, dag_.communication, dag_.comm_streams, k, *groups_[k]);
           }));
     }
-    if (driven_)
+    if (driven_ && dag_.comm_policy == dag::CommPolicy::InOrder)
       for (int k = 0; k < dag_.comm_streams; ++k)
         actors.push_back(sg4::Actor::create(name_ + "-comm" + std::to_string(k), world_.host(0),
                                             [this, k] { drive_stream(dag_.comm_streams, k, *groups_[k]); }));
-    if (dag_.comm_policy == dag::CommPolicy::Priority && !dag_.communication.empty()) {
+    if (dag_.comm_policy == dag::CommPolicy::Priority && driven_)
+      actors.push_back(sg4::Actor::create(name_ + "-comm", world_.host(0), [this] { drive_priority(); }));
+    else if (dag_.comm_policy == dag::CommPolicy::Priority && !dag_.communication.empty()) {
       actors.push_back(sg4::Actor::create(name_ + "-scheduler", world_.host(0), [this] { schedule_priority(); }));
       for (int r = 0; r < world_.size(); ++r)
         actors.push_back(sg4::Actor::create(name_ + "-rank" + std::to_string(r) + "-comm", world_.host(r),
@@ -371,7 +378,7 @@ private:
    *  (Collective::drivable: its flow forms). Every rank's communication actor would only wait for the last one. */
   bool drivable()
   {
-    if (!nominal_ || dag_.comm_policy != dag::CommPolicy::InOrder || dag_.communication.empty())
+    if (!nominal_ || dag_.communication.empty())
       return false;
     std::set<std::uint64_t> sizes;
     for (const auto& slot : dag_.communication)
@@ -418,13 +425,17 @@ private:
   }
 
   /** True when every compute and fixed-time task takes exactly its nominal time (nothing else shares the GPUs: no
-   *  interference load, no parameter-server update on a rank's host; constant host speeds) and no scheduler watches
-   *  readiness (CommPolicy::InOrder). Streams then run such tasks ahead on their own clock (run_stream). */
+   *  interference load, no parameter-server update on a rank's host; constant host speeds) and no scheduler of
+   *  per-rank actors watches readiness as the clock reaches it (CommPolicy::InOrder, or CommPolicy::Priority driven
+   *  by one actor, which reads the readiness times: drive_priority). Streams then run such tasks ahead on their own
+   *  clock (run_stream). */
   bool nominal_times(const PhaseSpec& spec) const
   {
     const collectives::CollectiveOptions& o = spec.options;
-    if (dag_.comm_policy != dag::CommPolicy::InOrder || o.gpu_interference > 0 || o.gpu_interference_auto)
+    if (o.gpu_interference > 0 || o.gpu_interference_auto)
       return false;
+    if (dag_.comm_policy == dag::CommPolicy::Priority && !spec.drive_streams)
+      return false; // the scheduler of every rank's actor watches readiness as the clock reaches it
     if (o.pcie_contention || o.cpu_contention)
       return false; // input tasks become transfers and CPU work (interference.cpp)
     if (spec.options.ps_update == collectives::PsUpdate::Server && spec.options.ps_hosts.empty())
@@ -534,10 +545,14 @@ private:
         return false; // the iterations repeat (replicate)
       if (nominal_) {
         // Run ahead: a task whose dependencies have known completion times starts at the later of those and the
-        // stream's own clock and ends its nominal time later, with no simcall; others wait for the clock first.
+        // stream's own clock and ends its nominal time later, with no simcall. A task of fixed time whose dependencies
+        // are not known yet waits until they are (an aggregation's end, noted when it ends) and then runs ahead all
+        // the same; an aggregation waits for the clock first.
         const double duration = nominal_s(rank, task);
-        const double ready = ready_at(rank, it, task);
-        if (duration >= 0 && ready != kNotYet) {
+        const double ready = duration >= 0 ? known_ready_at(rank, it, task) : kNotYet;
+        if (duration >= 0) {
+          if (ready == kNotYet)
+            return false; // the iterations repeat (replicate)
           const double start = std::max(clock, ready);
           clock = start + duration;
           finish(rank, it, task.id, start, clock);
@@ -656,6 +671,7 @@ private:
       for (int d : dag_.tasks[slot.task].deps)
         priority_dependents_[d].push_back(slot.task);
     ready_ranks_.assign(static_cast<std::size_t>(iterations_) * dag_.tasks.size(), 0);
+    ready_time_.assign(ready_ranks_.size(), 0.0);
     queues_ = std::vector<CommQueue>(states_.size());
     scheduler_cv_ = sg4::ConditionVariable::create();
     scheduler_mutex_ = sg4::Mutex::create();
@@ -664,11 +680,19 @@ private:
   void note_priority_readiness(int rank, int it, int id)
   {
     for (int agg : priority_dependents_[id]) {
-      if (!ready(rank, it, dag_.tasks[agg]))
+      // Ready on this rank now (per-rank actors: tasks finish as the clock reaches their end), or known to be ready at
+      // a time (driven: tasks that run ahead finish early, with their end in the future). Either holds first when
+      // the last of the aggregation's dependencies on the rank finishes: counted once per rank.
+      const double at = ready_at(rank, it, dag_.tasks[agg]);
+      if (driven_ ? at == kNotYet : at > sg4::Engine::get_clock())
         continue;
-      auto& count = ready_ranks_[static_cast<std::size_t>(it) * dag_.tasks.size() + agg];
-      if (++count == world_.size()) {
-        ready_heap_.emplace(it, dag_.tasks[agg].priority, agg);
+      const std::size_t k = static_cast<std::size_t>(it) * dag_.tasks.size() + agg;
+      ready_time_[k] = std::max(ready_time_[k], at);
+      if (++ready_ranks_[k] == world_.size()) {
+        if (driven_)
+          pending_heap_.emplace(ready_time_[k], it, dag_.tasks[agg].priority, agg);
+        else
+          ready_heap_.emplace(it, dag_.tasks[agg].priority, agg);
         wake_scheduler();
       }
     }
@@ -695,6 +719,73 @@ private:
       }
       if (launched < committed_total())
         scheduler_cv_->wait(lock);
+    }
+  }
+
+  /** The scheduler and every rank's communication stream in one actor (drivable(): every aggregation is a flow plan,
+   *  the tasks run ahead). An aggregation is ready when its dependencies are done on every rank: the latest of those
+   *  times, known once the streams have run ahead to it (note_priority_readiness: pending_heap_). At each such time,
+   *  in time order, the scheduler commits what is ready as schedule_priority does (lowest priority first, while the
+   *  credit allows); the stream runs the committed aggregations in commit order, each when the one before has ended,
+   *  for every rank at once, as Group::flow_call's driver does for the per-rank actors (which all start a committed
+   *  aggregation at the same time: when it is committed, or when the one before ends everywhere). */
+  void drive_priority()
+  {
+    std::deque<std::pair<int, int>> committed; // (iteration, aggregation), in commit order
+    auto commit = [&] {
+      while (!ready_heap_.empty() && in_flight_bytes_ < dag_.credit_bytes) {
+        const auto [it, prio, agg] = ready_heap_.top();
+        ready_heap_.pop();
+        ++in_flight_;
+        in_flight_bytes_ += dag_.tasks[agg].bytes;
+        committed.emplace_back(it, agg);
+      }
+    };
+    // The readiness times up to `t` (before it, or also at it), one instant after the other: the scheduler wakes at
+    // each and commits what is ready then.
+    auto admit = [&](double t, bool at_t) {
+      while (!pending_heap_.empty()) {
+        const double when = std::get<0>(pending_heap_.top());
+        if (when > t || (!at_t && when == t))
+          break;
+        while (!pending_heap_.empty() && std::get<0>(pending_heap_.top()) == when) {
+          const auto [at, it, prio, agg] = pending_heap_.top();
+          pending_heap_.pop();
+          ready_heap_.emplace(it, prio, agg);
+        }
+        commit();
+      }
+    };
+    std::size_t done = 0;
+    while (done < committed_total()) {
+      if (committed.empty()) {
+        std::unique_lock<sg4::Mutex> lock(*scheduler_mutex_); // the streams note readiness under it (wake_scheduler)
+        admit(sg4::Engine::get_clock(), true);
+        if (committed.empty()) {
+          if (done >= committed_total())
+            break; // the iterations repeat: nothing more is committed
+          if (pending_heap_.empty())
+            scheduler_cv_->wait(lock); // until the streams know another readiness time
+          else
+            scheduler_cv_->wait_until(lock, std::get<0>(pending_heap_.top())); // or earlier, for an earlier one
+          continue;
+        }
+      }
+      const auto [it, agg] = committed.front();
+      committed.pop_front();
+      const dag::Task& task = dag_.tasks[agg];
+      const double start = sg4::Engine::get_clock();
+      note_aggregation(it);
+      collective_.drive(*groups_[0], task.bytes);
+      const double end = sg4::Engine::get_clock();
+      admit(end, false); // what became ready while it ran, with its credit still taken
+      for (int r = 0; r < world_.size(); ++r)
+        finish(r, it, agg, start, end);
+      --in_flight_;
+      in_flight_bytes_ -= task.bytes;
+      ++done;
+      admit(end, true);
+      commit();
     }
   }
 
@@ -791,6 +882,10 @@ private:
   // Priority policy.
   std::vector<std::vector<int>> priority_dependents_; ///< task -> aggregations that wait for it
   std::vector<int> ready_ranks_;                      ///< [iteration * tasks + aggregation]: ranks where ready
+  std::vector<double> ready_time_; ///< [iteration * tasks + aggregation]: latest readiness on those ranks (driven)
+  std::priority_queue<std::tuple<double, int, int, int>, std::vector<std::tuple<double, int, int, int>>,
+                      std::greater<>>
+      pending_heap_; ///< driven: (ready time, iteration, priority, aggregation), ready on every rank from that time
   std::priority_queue<std::tuple<int, int, int>, std::vector<std::tuple<int, int, int>>, std::greater<>>
       ready_heap_;                ///< (iteration, priority, aggregation), ready on every rank, not launched
   std::vector<CommQueue> queues_; ///< per rank

@@ -240,15 +240,15 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::Iterat
   // The multi-GPU phase alone may copy iterations: the baseline (one GPU) is cheap, and copying its iterations would
   // start the multi-GPU phase at another clock, which moves its times by roundings (the golden report's last digits).
   const bool exact = exact_network(input, setup); // reads the platform file: once for both phases
-  auto phase = [&](std::string name, const dag::IterationDag* graph, std::vector<platform::GpuHost> ranks,
-                   std::vector<int> nodes, bool replicate) {
+  auto phase = [&, exact](std::string name, const dag::IterationDag* graph, std::vector<platform::GpuHost> ranks,
+                          std::vector<int> nodes, bool replicate) {
     const bool record = input.record_transfers && name == "multi";
-    return std::make_unique<Phase>(
-        PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes), impl_->collective.get(), input.collective,
-                  input.iterations, impl_->reference_speed, &input.progress, &input.aggregation_progress,
-                  // the trace's messages are not copied: a traced phase runs them all
-                  record, record ? input.transfer_ranks : std::set<int>{}, replicate && !record, input.link_timelines,
-                  input.drive_streams, exact_network(input, setup)});
+    return std::make_unique<Phase>(PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes),
+                                             impl_->collective.get(), input.collective, input.iterations,
+                                             impl_->reference_speed, &input.progress, &input.aggregation_progress,
+                                             // the trace's messages are not copied: a traced phase runs them all
+                                             record, record ? input.transfer_ranks : std::set<int>{},
+                                             replicate && !record, input.link_timelines, input.drive_streams, exact});
   };
   std::unique_ptr<Phase> single;
   if (input.single_gpu_baseline && setup.ranks.size() > 1)

@@ -208,6 +208,86 @@ TEST_CASE("flow-level ring with a stack's fixed per-message costs equals the mes
   check_uniform("ring", {2, 5, 16}, ring_stack_closed, fixed_cost_stack());
 }
 
+namespace {
+// A stack with a rendezvous (a request/acknowledge round trip before every message above the eager limit; openmpi-tcp's
+// is 64 KiB, stacks/openmpi-tcp.textproto), here 16 KiB so that the sizes below fall on both sides of it.
+constexpr std::uint64_t kEagerBytes = 16384;
+
+collectives::CollectiveOptions rendezvous_stack()
+{
+  collectives::CollectiveOptions o = fixed_cost_stack();
+  o.stack.name = "rendezvous";
+  o.stack.rendezvous_above_bytes = kEagerBytes;
+  return o;
+}
+
+/** ring_stack_closed, with every step whose M/P chunk is above the eager limit also paying the round trip: two
+ *  control messages, each with the overhead, both ends' stack overheads and the hop's latency. */
+double ring_rendezvous_closed(int p, std::uint64_t m, const analytical::Hop& h, const analytical::Costs& c)
+{
+  const std::uint64_t chunk = m / std::uint64_t(p);
+  double per_step = kSendOverhead + kRecvOverhead + kCopyPerByte * double(chunk);
+  if (chunk > kEagerBytes)
+    per_step += 2 * (c.overhead_s + kSendOverhead + kRecvOverhead + h.alpha_s);
+  return analytical::ring_allreduce_s(p, m, h, {c.overhead_s + per_step, c.reduce_s_per_byte});
+}
+
+// A stack whose per-message costs depend on the message's size: three of mpi-verbs' size factors (SMPI 3.32's
+// defaults, stacks/mpi-verbs.textproto) on top of the rendezvous stack.
+collectives::CollectiveOptions sized_stack()
+{
+  collectives::CollectiveOptions o = rendezvous_stack();
+  o.stack.name = "sized";
+  o.stack.latency_factor = {{0, 2.01467}, {1426, 1.61075}, {65472, 11.6436}};
+  o.stack.bandwidth_factor = {{0, 0.812084}, {1426, 0.608902}, {65472, 0.940694}};
+  return o;
+}
+} // namespace
+
+TEST_CASE("flow-level ring with a stack's rendezvous equals the message level and its closed form, P = 2, 5, 16")
+{
+  // Chunks of 3840 / P bytes are eager; 245760 / P above the limit for P = 2, 5, not 16; 15 MiB / P for every P.
+  check_uniform("ring", {2, 5, 16}, ring_rendezvous_closed, rendezvous_stack());
+}
+
+namespace {
+/** ring_rendezvous_closed with the hop's latency and bandwidth times the stack's factors for the M/P chunk (the
+ *  handshake's control messages: the factors of one byte). */
+double ring_sized_closed(int p, std::uint64_t m, const analytical::Hop& h, const analytical::Costs& c)
+{
+  const collectives::StackProfile stack = sized_stack().stack;
+  const std::uint64_t chunk = m / std::uint64_t(p);
+  const analytical::Hop hop{h.alpha_s * collectives::factor_for(stack.latency_factor, double(chunk)),
+                            h.bandwidth_bytes_per_s * collectives::factor_for(stack.bandwidth_factor, double(chunk))};
+  double per_step = kSendOverhead + kRecvOverhead + kCopyPerByte * double(chunk);
+  if (chunk > kEagerBytes)
+    per_step += 2 * (c.overhead_s + kSendOverhead + kRecvOverhead +
+                     h.alpha_s * collectives::factor_for(stack.latency_factor, 1.0));
+  return analytical::ring_allreduce_s(p, m, hop, {c.overhead_s + per_step, c.reduce_s_per_byte});
+}
+} // namespace
+
+TEST_CASE("flow-level ring with a stack's size factors equals the message level and its closed form, P = 2, 5, 16")
+{
+  // One flow per rank carries 2(P-1) chunks: SimGrid gives it the factors of a chunk (Flow::message_bytes), not of its
+  // own size, and the closed sum the chunk's latency factor. 3840 / P, 245760 / P and 15 MiB / P fall in three
+  // different bands of the factors.
+  check_uniform("ring", {2, 5, 16}, ring_sized_closed, sized_stack());
+}
+
+TEST_CASE("flow-level rd with a stack's size factors and rendezvous equals the message level, P = 2, 6, 8, 12")
+{
+  // Every step is one message per rank: SimGrid applies the factors to each flow as to the message, and the step
+  // pays the slowest message's overheads and round trip (CommWorld::run_step). No closed form (the factors).
+  check_uniform("rd", {2, 6, 8, 12}, nullptr, sized_stack());
+}
+
+TEST_CASE("flow-level hd with a stack's size factors and rendezvous equals the message level, P = 2, 6, 8, 12, 16")
+{
+  // The halves cross the eager limit and the factors' breakpoints within one allreduce of 240 KiB or 15 MiB.
+  check_uniform("hd", {2, 6, 8, 12, 16}, nullptr, sized_stack());
+}
+
 TEST_CASE("flow-level ring in slices of P x chunk bytes equals the message level's slices, P = 4")
 {
   // 48 MiB in 1 MiB messages: 12 ring allreduces of 4 MiB back to back at either fidelity.
@@ -481,9 +561,10 @@ struct SoloRun {
   std::uint64_t posted = 0;
 };
 SoloRun run_plans(const std::vector<sg4::Host*>& hosts, bool solo,
-                  const std::vector<std::vector<collectives::Flow>>& plans, const std::string& tag)
+                  const std::vector<std::vector<collectives::Flow>>& plans, const std::string& tag,
+                  const collectives::CollectiveOptions& options = {})
 {
-  collectives::CommWorld world(hosts, {}, {}, tag);
+  collectives::CommWorld world(hosts, {}, options, tag);
   world.set_solo(solo);
   SoloRun out;
   world.on_transfer([&](int from, int to, std::uint64_t b, double start, double end, int) {
@@ -497,9 +578,8 @@ SoloRun run_plans(const std::vector<sg4::Host*>& hosts, bool solo,
   return out;
 }
 
-} // namespace
-
-TEST_CASE("solo world: one component per class simulated, every transfer as SimGrid gives it")
+/** The solo check of the test below, with the stack of `options` (its size factors installed in SimGrid). */
+void check_solo(const collectives::CollectiveOptions& options)
 {
   // 2 nodes x 4 GPUs, every pair of a node on its own NVLink, one EDR link per node (split-duplex links). An equal
   // ring: six flows alone on identical NVLinks (one class), two alone on GPU -> PCIe -> EDR -> PCIe -> GPU routes (one
@@ -526,9 +606,9 @@ TEST_CASE("solo world: one component per class simulated, every transfer as SimG
   }
   SoloRun simulated, solo;
   sg4::Actor::create("controller", hosts[0], [&] {
-    simulated = run_plans(hosts, false, plans, "s");
+    simulated = run_plans(hosts, false, plans, "s", options);
     const double t0 = sg4::Engine::get_clock();
-    solo = run_plans(hosts, true, plans, "o");
+    solo = run_plans(hosts, true, plans, "o", options);
     for (auto& r : solo.reported) { // the same plans from the clock where the first run began
       r.start_s -= t0;
       r.end_s -= t0;
@@ -555,4 +635,17 @@ TEST_CASE("solo world: one component per class simulated, every transfer as SimG
   // plan (one of its two shared pairs, one of its two lone flows).
   CHECK(simulated.posted == sizes.size() * (8 + 8 + 6));
   CHECK(solo.posted == sizes.size() * (2 + 8 + 3));
+}
+} // namespace
+
+TEST_CASE("solo world: one component per class simulated, every transfer as SimGrid gives it")
+{
+  check_solo({});
+}
+
+TEST_CASE("solo world with a stack's size factors: one component per class, every transfer as SimGrid gives it")
+{
+  // The factors depend on a flow's bytes alone (no staging copies in a solo world), which the classes hold: the 1000 B,
+  // 3 MiB and 200 MiB plans run with different factors, each class's as SimGrid gives it.
+  check_solo(sized_stack());
 }

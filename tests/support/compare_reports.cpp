@@ -1,4 +1,5 @@
-// Compares two ddlsim JSON reports field by field: numbers to a relative tolerance, the rest exactly.
+// Compares two ddlsim JSON reports field by field: numbers to a relative tolerance (and equal below 1e-15), the rest
+// exactly.
 #include "proto/report.pb.h"
 
 #include <google/protobuf/text_format.h>
@@ -30,9 +31,15 @@ bool load(const char* path, ddlsim::proto::Report& report)
   return true;
 }
 
+/** Below this, two numbers are equal whatever their ratio: a quantity that is a difference of two simulated times of
+ *  about a second (an exposed share that is zero) comes out as a few units of their last place, 1e-16 s, in one report
+ *  and as 0 in the other. No report field that matters is that small (the smallest are per-byte costs, ~1e-11 s/B,
+ *  copied from the input). */
+constexpr double kAbsoluteFloor = 1e-15;
+
 bool close_enough(double a, double b, double tol)
 {
-  return a == b || std::fabs(a - b) <= tol * std::max(std::fabs(a), std::fabs(b));
+  return a == b || std::fabs(a - b) <= tol * std::max(std::fabs(a), std::fabs(b)) || std::fabs(a - b) <= kAbsoluteFloor;
 }
 
 int compare(const gp::Message& a, const gp::Message& b, const std::string& prefix, double tol)
