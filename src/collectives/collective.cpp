@@ -152,7 +152,9 @@ double CommWorld::handshake_s(int self, int to) const
 {
   // Request and acknowledgement: two control messages (1 byte), each paying both ends' overheads and the latency.
   const StackProfile& stack = options_.stack;
-  const double latency = route(self, to).alpha_s * factor_for(stack.latency_factor, 1.0);
+  // A solo world's network has no profiles (exact_network): its cached routes' latencies hold; otherwise read afresh.
+  const double hop_s = solo_ ? cached_route(self, to).latency_s : route(self, to).alpha_s;
+  const double latency = hop_s * factor_for(stack.latency_factor, 1.0);
   return 2 * (options_.msg_overhead_s + stack.send_overhead_s + stack.recv_overhead_s + latency);
 }
 
@@ -168,10 +170,19 @@ void CommWorld::send_recv(int self, int to, std::uint64_t send_bytes, int from, 
   exchange(self, {{to, send_bytes}}, {from}, true, channel);
 }
 
-void CommWorld::transferred(int self, int to, std::uint64_t bytes, int channel, const sg4::CommPtr& comm) const
+void CommWorld::transferred(int self, int to, std::uint64_t bytes, int channel, const sg4::CommPtr& comm,
+                            const Route* route) const
 {
-  if (on_transfer_)
-    on_transfer_(self, to, bytes, comm->get_start_time(), comm->get_finish_time(), channel);
+  if (!on_transfer_)
+    return;
+  reporting_ = route;
+  on_transfer_(self, to, bytes, comm->get_start_time(), comm->get_finish_time(), channel);
+  reporting_ = nullptr;
+}
+
+const CommWorld::Route& CommWorld::transfer_route(int from, int to) const
+{
+  return reporting_ != nullptr ? *reporting_ : cached_route(from, to);
 }
 
 void CommWorld::send(int self, int to, std::uint64_t bytes, int channel)
@@ -216,16 +227,28 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
   // signature (component_signature: bytes, route latencies and bandwidths, which flows share which links) are identical
   // subsystems of SimGrid's model and evolve identically, so SimGrid runs one of each class (its representative) and
   // every other member takes its representative's times, flow by flow.
-  const std::vector<std::vector<std::size_t>> components = flow_components(flows);
+  // The routes, components and their shapes depend on the flows' endpoints alone: learnt once per plan (plan_shape).
+  const PlanShape& shape = plan_shape(flows);
+  const std::vector<const Route*>& routes = shape.routes;
+  const std::vector<std::vector<std::size_t>>& components = shape.components;
   std::unordered_map<std::string, std::size_t> class_of; // signature -> its representative's first flow in `posted`
   std::vector<std::size_t> first(components.size());     // per component: that of its class
   std::vector<Flow> posted;
+  auto put = [this](const auto& value) { signature_.append(reinterpret_cast<const char*>(&value), sizeof value); };
   for (std::size_t c = 0; c < components.size(); ++c) {
-    const auto [it, fresh] = class_of.emplace(component_signature(flows, components[c]), posted.size());
-    first[c] = it->second;
-    if (fresh)
+    signature_.clear(); // the component's shape, then per flow its bytes and message size (the stack's factors)
+    put(shape.shape_of[c]);
+    for (std::size_t i : components[c]) {
+      put(flows[i].bytes);
+      put(flows[i].message_bytes);
+    }
+    auto it = class_of.find(signature_);
+    if (it == class_of.end()) {
+      it = class_of.emplace(signature_, posted.size()).first;
       for (std::size_t i : components[c])
         posted.push_back(flows[i]);
+    }
+    first[c] = it->second;
   }
   for (const auto& f : flows)
     count(f);
@@ -238,7 +261,7 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
   for (std::size_t c = 0; c < components.size(); ++c)
     for (std::size_t k = 0; k < components[c].size(); ++k) {
       const Flow& f = flows[components[c][k]];
-      transferred(f.from, f.to, f.bytes, channel, comms[first[c] + k]);
+      transferred(f.from, f.to, f.bytes, channel, comms[first[c] + k], routes[components[c][k]]);
     }
 }
 
@@ -257,56 +280,114 @@ void CommWorld::run_step(const std::vector<Flow>& flows)
   delay(stack.recv_overhead_s);
 }
 
-std::vector<std::vector<std::size_t>> CommWorld::flow_components(const std::vector<Flow>& flows)
+std::vector<std::vector<std::size_t>> CommWorld::flow_components(const std::vector<const Route*>& routes)
 {
-  // Union-find over the flows, joined through the links they share (fat pipes excepted: they share nothing).
-  std::vector<std::size_t> parent(flows.size());
-  for (std::size_t i = 0; i < flows.size(); ++i)
+  // Union-find over the flows, joined through the links they share (fat pipes excepted: they share nothing). A link's
+  // first flow is kept in an array indexed by the link's number, valid for this call (stamp).
+  const std::size_t n = routes.size();
+  std::vector<std::size_t> parent(n);
+  for (std::size_t i = 0; i < n; ++i)
     parent[i] = i;
   auto root = [&parent](std::size_t i) {
     while (parent[i] != i)
       i = parent[i] = parent[parent[i]];
     return i;
   };
-  link_owner_.clear();
-  for (std::size_t i = 0; i < flows.size(); ++i)
-    for (const auto* link : cached_route(flows[i].from, flows[i].to).shared) {
-      const auto [it, fresh] = link_owner_.emplace(link, i);
-      if (!fresh)
-        parent[root(i)] = root(it->second);
+  next_stamp();
+  for (std::size_t i = 0; i < n; ++i)
+    for (const std::uint32_t link : routes[i]->shared_ids) {
+      if (link_stamp_[link] != stamp_) {
+        link_stamp_[link] = stamp_;
+        link_owner_[link] = i;
+      } else {
+        parent[root(i)] = root(link_owner_[link]);
+      }
     }
   std::vector<std::vector<std::size_t>> components;
-  std::unordered_map<std::size_t, std::size_t> index; // root -> component
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    const auto [it, fresh] = index.emplace(root(i), components.size());
-    if (fresh)
+  std::vector<std::size_t> component_of(n, n); // root -> component (n: none yet)
+  for (std::size_t i = 0; i < n; ++i) {
+    std::size_t& c = component_of[root(i)];
+    if (c == n) {
+      c = components.size();
       components.emplace_back();
-    components[it->second].push_back(i); // in plan order
+    }
+    components[c].push_back(i); // in plan order
   }
   return components;
 }
 
-std::string CommWorld::component_signature(const std::vector<Flow>& flows, const std::vector<std::size_t>& component)
+const CommWorld::PlanShape& CommWorld::plan_shape(const std::vector<Flow>& flows)
 {
-  // Per flow, in plan order: its bytes and message size (the stack's factors), its route's latency and narrowest
-  // bandwidth (the flow's bound), and for each link it shares with others its bandwidth and its number within the
-  // component (in order of first use).
-  std::string sig;
-  auto put = [&sig](const auto& value) { sig.append(reinterpret_cast<const char*>(&value), sizeof value); };
-  std::unordered_map<const sg4::Link*, std::uint32_t> local;
+  std::uint64_t hash = 1469598103934665603ULL; // FNV-1a over the endpoints
+  for (const auto& f : flows)
+    for (const int end : {f.from, f.to}) {
+      hash ^= static_cast<std::uint32_t>(end);
+      hash *= 1099511628211ULL;
+    }
+  auto same = [&flows](const PlanShape& s) {
+    if (s.ends.size() != flows.size())
+      return false;
+    for (std::size_t i = 0; i < flows.size(); ++i)
+      if (s.ends[i].first != flows[i].from || s.ends[i].second != flows[i].to)
+        return false;
+    return true;
+  };
+  for (const auto& s : plan_shapes_[hash])
+    if (same(*s))
+      return *s;
+  if (++shapes_kept_ > kMaxPlanShapes) { // plans of ever new endpoints: keep the memory bounded
+    plan_shapes_.clear();
+    shapes_kept_ = 1;
+  }
+  auto s = std::make_unique<PlanShape>();
+  for (const auto& f : flows) {
+    s->ends.emplace_back(f.from, f.to);
+    s->routes.push_back(&cached_route(f.from, f.to));
+  }
+  s->components = flow_components(s->routes);
+  for (const auto& component : s->components) {
+    component_shape(s->routes, component);
+    s->shape_of.push_back(shape_ids_.emplace(signature_, static_cast<std::uint32_t>(shape_ids_.size())).first->second);
+  }
+  auto& bucket = plan_shapes_[hash];
+  bucket.push_back(std::move(s));
+  return *bucket.back();
+}
+
+void CommWorld::component_shape(const std::vector<const Route*>& routes, const std::vector<std::size_t>& component)
+{
+  // Per flow, in plan order: its route's latency and narrowest bandwidth (the flow's bound), and for each link it
+  // shares with others its bandwidth and its number within the component (in order of first use). With the flows'
+  // bytes and message sizes, what SimGrid's model sees of the component.
+  signature_.clear();
+  auto put = [this](const auto& value) { signature_.append(reinterpret_cast<const char*>(&value), sizeof value); };
+  next_stamp();
+  std::uint32_t numbered = 0;
   for (std::size_t i : component) {
-    const Route& r = cached_route(flows[i].from, flows[i].to);
-    put(flows[i].bytes);
-    put(flows[i].message_bytes);
+    const Route& r = *routes[i];
     put(r.latency_s);
     put(r.bandwidth);
     put(static_cast<std::uint32_t>(r.shared.size()));
     for (std::size_t k = 0; k < r.shared.size(); ++k) {
-      put(local.emplace(r.shared[k], static_cast<std::uint32_t>(local.size())).first->second);
+      const std::uint32_t link = r.shared_ids[k];
+      if (link_stamp_[link] != stamp_) {
+        link_stamp_[link] = stamp_;
+        link_owner_[link] = numbered++;
+      }
+      put(static_cast<std::uint32_t>(link_owner_[link]));
       put(r.shared_bandwidth[k]);
     }
   }
-  return sig;
+}
+
+void CommWorld::next_stamp()
+{
+  link_stamp_.resize(link_ids_.size(), 0);
+  link_owner_.resize(link_ids_.size(), 0);
+  if (++stamp_ == 0) { // wrapped: no entry may look current
+    std::fill(link_stamp_.begin(), link_stamp_.end(), 0);
+    stamp_ = 1;
+  }
 }
 
 const CommWorld::Route& CommWorld::cached_route(int from, int to) const
@@ -324,6 +405,7 @@ const CommWorld::Route& CommWorld::cached_route(int from, int to) const
     if (l->get_sharing_policy() != sg4::Link::SharingPolicy::FATPIPE) { // a fat pipe limits each flow, not their sum
       r.shared.push_back(l);
       r.shared_bandwidth.push_back(l->get_bandwidth());
+      r.shared_ids.push_back(link_ids_.emplace(l, static_cast<std::uint32_t>(link_ids_.size())).first->second);
     }
   }
   return routes_.emplace(key, std::move(r)).first->second;

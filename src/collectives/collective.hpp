@@ -95,11 +95,14 @@ public:
    *  reads its links too; route() reads latency and bandwidth afresh, as profiles may change them). */
   struct Route {
     std::vector<const simgrid::s4u::Link*> shared;
-    std::vector<double> shared_bandwidth; ///< of each link of `shared`
+    std::vector<double> shared_bandwidth;  ///< of each link of `shared`
+    std::vector<std::uint32_t> shared_ids; ///< of each link of `shared`: its number in this world (from 0, dense)
     double latency_s = 0;
     double bandwidth = 0;
   };
   const Route& cached_route(int from, int to) const;
+  /** cached_route for the transfer on_transfer is reporting (from its caller when it has it: no lookup). */
+  const Route& transfer_route(int from, int to) const;
   /** Names of the links the route between two endpoints crosses, in order. */
   std::vector<std::string> route_link_names(int from, int to) const;
   /** How many allreduce calls `endpoint` made on `lane` before this one (for per-tensor round-robin placement). */
@@ -146,7 +149,10 @@ public:
   void on_transfer(TransferFn fn) { on_transfer_ = std::move(fn); }
 
 private:
-  void transferred(int self, int to, std::uint64_t bytes, int channel, const simgrid::s4u::CommPtr& comm) const;
+  /** Reports a transfer to on_transfer (`route`: its route, when the caller has it at hand: transfer_route). */
+  void transferred(int self, int to, std::uint64_t bytes, int channel, const simgrid::s4u::CommPtr& comm,
+                   const Route* route = nullptr) const;
+  mutable const Route* reporting_ = nullptr; ///< while on_transfer runs: the transfer's route, if known
   /** The channel the calling actor's flows report (set_driver_channel; 0 if none). */
   int driver_channel() const;
 
@@ -154,11 +160,34 @@ private:
   void count(const Flow& f);
   /** Hands `flows` to SimGrid as host-to-host transfers, all started in one simcall (uncounted). */
   std::vector<simgrid::s4u::CommPtr> post(const std::vector<Flow>& flows);
-  /** run_flows in a solo world: the flows of `flows` joined by the links they share (indices, in plan order). */
-  std::vector<std::vector<std::size_t>> flow_components(const std::vector<Flow>& flows);
-  /** What SimGrid's model sees of a component (equal signatures: identical subsystems). */
-  std::string component_signature(const std::vector<Flow>& flows, const std::vector<std::size_t>& component);
-  std::unordered_map<const simgrid::s4u::Link*, std::size_t> link_owner_; ///< flow_components' scratch
+  /** run_flows in a solo world: the flows whose routes are `routes` joined by the links they share (indices, in plan
+   *  order). */
+  std::vector<std::vector<std::size_t>> flow_components(const std::vector<const Route*>& routes);
+  /** What run_flows needs of a plan that depends on its flows' endpoints alone: their routes, their components, and
+   *  per component the number of its shape (component_shape). */
+  struct PlanShape {
+    std::vector<std::pair<int, int>> ends; ///< (from, to) of every flow, in plan order
+    std::vector<const Route*> routes;
+    std::vector<std::vector<std::size_t>> components;
+    std::vector<std::uint32_t> shape_of;
+  };
+  /** The shape of the plan of `flows`, computed the first time its endpoints are seen (a collective runs the same
+   *  plans for every tensor). */
+  const PlanShape& plan_shape(const std::vector<Flow>& flows);
+  /** What SimGrid's model sees of a component but its flows' sizes, into signature_ (with equal sizes, equal shapes
+   *  are identical subsystems). */
+  void component_shape(const std::vector<const Route*>& routes, const std::vector<std::size_t>& component);
+  std::unordered_map<std::uint64_t, std::vector<std::unique_ptr<PlanShape>>> plan_shapes_; ///< by endpoints' hash
+  std::unordered_map<std::string, std::uint32_t> shape_ids_; ///< component_shape -> its number
+  std::size_t shapes_kept_ = 0;
+  static constexpr std::size_t kMaxPlanShapes = 4096; ///< plan shapes kept at most (then forgotten, and relearnt)
+  /** A new stamp for the per-link scratch arrays (sized to the links numbered so far). */
+  void next_stamp();
+  mutable std::unordered_map<const simgrid::s4u::Link*, std::uint32_t> link_ids_; ///< Route::shared_ids
+  std::vector<std::uint32_t> link_stamp_; ///< per link number: the stamp of the call that last set link_owner_
+  std::vector<std::size_t> link_owner_;   ///< per link number: flow_components' first flow, signature's local number
+  std::uint32_t stamp_ = 0;
+  std::string signature_; ///< component_signature's output (kept: no allocation per component)
   bool solo_ = false;
   std::uint64_t flows_posted_ = 0;
   mutable std::unordered_map<std::uint64_t, Route> routes_; ///< (from << 32 | to) -> route (cached_route)

@@ -126,34 +126,41 @@ struct Phase::Impl {
     }
     void add(const collectives::CommWorld& world, int from, int to, std::uint64_t bytes, double start, double end)
     {
-      const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
-      auto it = routes_.find(key);
-      if (it == routes_.end()) {
-        std::vector<int> ids;
-        // The links flows share: a fat pipe (a switch backplane) limits each flow, not their sum, so it has no
-        // utilisation.
-        for (const auto* l : world.cached_route(from, to).shared) {
-          auto [pos, fresh] = index_.emplace(l, static_cast<int>(links_.size()));
-          if (fresh)
-            links_.push_back({l, 0, {}});
-          ids.push_back(pos->second);
-        }
-        it = routes_.emplace(key, std::move(ids)).first;
-      }
-      for (int id : it->second) {
+      // The links flows share (CommWorld::Route: a fat pipe, a switch backplane, limits each flow, not their sum, so it
+      // has no utilisation), by their number in the world.
+      const collectives::CommWorld::Route& route = world.transfer_route(from, to);
+      for (std::size_t k = 0; k < route.shared_ids.size(); ++k) {
+        const std::uint32_t id = route.shared_ids[k];
+        if (id >= links_.size())
+          links_.resize(id + 1);
         Entry& l = links_[id];
+        l.link = route.shared[k];
         l.bytes += bytes;
-        l.spans.emplace_back(start, end);
-        if (!timelines_ && l.spans.size() >= l.compact_at) {
-          merge(l.spans);
-          l.compact_at = std::max<std::size_t>(2 * l.spans.size(), kCompactMin);
+        if (!timelines_) { // the busy time only: spans that start within the open one extend it (merge() would join
+          if (start >= l.open_s && start <= l.close_s) { // them: the same union, the same intervals)
+            l.close_s = std::max(l.close_s, end);
+            continue;
+          }
+          if (l.open_s <= l.close_s)
+            l.spans.emplace_back(l.open_s, l.close_s);
+          l.open_s = start;
+          l.close_s = end;
+          if (l.spans.size() >= l.compact_at) {
+            merge(l.spans);
+            l.compact_at = std::max<std::size_t>(2 * l.spans.size(), kCompactMin);
+          }
+          continue;
         }
+        l.spans.emplace_back(start, end);
       }
     }
     /** The traffic logged so far happens `times` times in all, the k-th copy `k` x `period` seconds later. */
     void repeat(unsigned times, double period)
     {
       for (auto& l : links_) {
+        if (l.link == nullptr)
+          continue; // a number no transfer of this phase used
+        close_open(l);
         l.bytes *= times;
         const std::size_t n = l.spans.size();
         for (unsigned k = 1; k < times; ++k)
@@ -161,7 +168,6 @@ struct Phase::Impl {
             l.spans.emplace_back(l.spans[i].first + k * period, l.spans[i].second + k * period);
       }
     }
-    /** Links with traffic, busiest first. */
     /** Links with traffic, busiest first; the first kTracedLinks keep their transfers in flight over time (from
      *  `phase_start`) for the trace's counter tracks. */
     std::vector<dag::LinkUsage> usage(double phase_start)
@@ -169,6 +175,9 @@ struct Phase::Impl {
       std::vector<dag::LinkUsage> out;
       std::vector<std::vector<std::pair<double, int>>> steps;
       for (auto& l : links_) {
+        if (l.link == nullptr)
+          continue; // a number no transfer of this phase used
+        close_open(l);
         if (!timelines_)
           merge(l.spans); // the busy intervals: summed below in the same order as the spans they merge
         std::sort(l.spans.begin(), l.spans.end());
@@ -222,11 +231,22 @@ struct Phase::Impl {
   private:
     static constexpr std::size_t kCompactMin = 1024; ///< spans a link holds before they are first merged
     struct Entry {
-      const sg4::Link* link;
-      std::uint64_t bytes;
+      const sg4::Link* link = nullptr; ///< none: no transfer crossed it
+      std::uint64_t bytes = 0;
+      double open_s = 0,
+             close_s = -1; ///< without timelines: the span the latest spans extend (none while open > close)
       std::vector<std::pair<double, double>> spans;
       std::size_t compact_at = kCompactMin;
     };
+
+    /** Moves the open span of `l` (if any) to its spans. */
+    static void close_open(Entry& l)
+    {
+      if (l.open_s <= l.close_s)
+        l.spans.emplace_back(l.open_s, l.close_s);
+      l.open_s = 0;
+      l.close_s = -1;
+    }
 
     /** Replaces `spans` by their union: sorted, disjoint intervals (touching ones merged, as usage() merges). The
      *  union of the merged intervals and later spans is the union of all spans, so usage() sums the same
@@ -246,9 +266,7 @@ struct Phase::Impl {
     }
 
     bool timelines_;
-    std::unordered_map<std::uint64_t, std::vector<int>> routes_;
-    std::unordered_map<const sg4::Link*, int> index_;
-    std::vector<Entry> links_;
+    std::vector<Entry> links_; ///< by the link's number in the world (CommWorld::Route::shared_ids)
   };
 
   /** Runs the phase to completion; must be called from an actor. */
