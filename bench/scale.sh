@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Scale benchmark (issue 15): one ResNet-50 iteration (workloads/resnet50-v100-b32.textproto, --iterations 1) on
 # clusters of 8 V100-SXM2 per node (NVLink inside, 100 Gb/s InfiniBand between; a fat tree of 32 nodes per leaf at
-# 16,384 GPUs), for each allreduce algorithm; then, at 1,024 GPUs with the ring, every schedule and every stack.
+# 16,384 GPUs), for each allreduce algorithm; then, at 1,024 GPUs with the ring, every schedule and every stack; then the
+# ring's message level at 256 GPUs, message by message from every rank's actor (--fidelity message) and step by step
+# from one actor (--fidelity steps).
 # Prints per run: wall time, CPU time (user + system), peak resident memory, simulated iteration time, the SimGrid
 # activities the run completed (transfers + executions + sleeps, the report's simulated_activities) and those per
 # second of wall time. Not a test: wall times depend on the machine (compare ratios within one table).
@@ -14,6 +16,8 @@
 #   --no-sizes             skip the size table
 #   --no-sweep             skip the schedules/stacks sweep at 1,024 GPUs
 #   --sweep-gpus N         GPU count of the sweep (default 1024)
+#   --no-message           skip the message-level ring
+#   --message-gpus N       GPU count of the message-level ring (default 256)
 # Environment: BENCH_LIMIT_S (default 120): a run longer than this is killed and prints "timeout".
 set -uo pipefail
 ddlsim=build/ddlsim
@@ -22,6 +26,8 @@ algorithms=ring,tree,dbtree,nccl-tree,nccl,hd,rd,hier:ring,hier:rd,hier:hd,hier:
 do_sizes=1
 do_sweep=1
 sweep_gpus=1024
+do_message=1
+message_gpus=256
 while [ $# -gt 0 ]; do
   case $1 in
   --ddlsim) ddlsim=$2; shift 2 ;;
@@ -30,7 +36,9 @@ while [ $# -gt 0 ]; do
   --no-sizes) do_sizes=0; shift ;;
   --no-sweep) do_sweep=0; shift ;;
   --sweep-gpus) sweep_gpus=$2; shift 2 ;;
-  -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+  --no-message) do_message=0; shift ;;
+  --message-gpus) message_gpus=$2; shift 2 ;;
+  -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
   *) echo "bench/scale.sh: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
   esac
 done
@@ -117,4 +125,12 @@ RUNS
     name=$(basename "$stack" .textproto)
     run "stack $name" "$sweep_gpus" --algorithm ring --stack "$name"
   done
+fi
+
+if [ $do_message -eq 1 ]; then
+  echo
+  echo "The ring's message level at $message_gpus GPUs: every rank's actor (message), one actor step by step (steps)"
+  header "ring fidelity"
+  run "ring, message" "$message_gpus" --algorithm ring --fidelity message
+  run "ring, steps" "$message_gpus" --algorithm ring --fidelity steps
 fi

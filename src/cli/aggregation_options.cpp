@@ -27,7 +27,8 @@ const NameTable<collectives::Optimizer> kOptimizerNames = {{collectives::Optimiz
                                                            {collectives::Optimizer::Adam, "adam"}};
 const NameTable<collectives::Fidelity> kFidelityNames = {{collectives::Fidelity::Auto, "auto"},
                                                          {collectives::Fidelity::Message, "message"},
-                                                         {collectives::Fidelity::Flow, "flow"}};
+                                                         {collectives::Fidelity::Flow, "flow"},
+                                                         {collectives::Fidelity::Steps, "steps"}};
 
 /** The fields the user set to something other than their default. */
 std::vector<std::string> given_fields(const AggregationCli& a)
@@ -90,7 +91,9 @@ std::string fidelity_help()
                              : std::string("message")));
   }
   return join(with_flow) + ": message (every transfer) | flow (one flow per rank and phase) | auto (" +
-         join(automatic, "; ") + ")";
+         join(automatic, "; ") +
+         ") | steps (ring, rd, hd: every transfer, every rank's step s together after every rank's step s-1; rd's and "
+         "hd's flow forms)";
 }
 
 } // namespace

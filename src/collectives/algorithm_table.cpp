@@ -259,9 +259,16 @@ std::string flat_algorithms()
 
 bool uses_flow(AlgorithmId id, Fidelity f, int members)
 {
+  if (f == Fidelity::Steps) // rd's and hd's flow forms are the message level's steps; the ring has its own (uses_steps)
+    return id == AlgorithmId::Rd || id == AlgorithmId::Hd;
   const FlowForm form = entry(id).flow;
   return form != FlowForm::None &&
          (f == Fidelity::Flow || (f == Fidelity::Auto && form == FlowForm::Auto && members > kFlowAboveRanks));
+}
+
+bool uses_steps(AlgorithmId id, Fidelity f)
+{
+  return f == Fidelity::Steps && id == AlgorithmId::Ring;
 }
 
 bool flow_form_allowed(AlgorithmId id, const CollectiveOptions& o)
@@ -280,9 +287,13 @@ std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in)
   for (const auto& c : spec.choices) {
     const bool hier = c.id == AlgorithmId::Hier; // its leaders run the inter algorithm
     const AlgorithmId run = hier ? options.inter_algorithm : c.id;
-    const bool flow = uses_flow(run, options.fidelity, hier ? in.nodes : in.ranks) &&
-                      flow_form_allowed(c.id, options) && flow_form_allowed(run, options);
-    parts.push_back(std::string(entry(c.id).name) + ": " + (flow ? "flow" : "message") +
+    const bool allowed = flow_form_allowed(c.id, options) && flow_form_allowed(run, options);
+    const bool flow = uses_flow(run, options.fidelity, hier ? in.nodes : in.ranks) && allowed;
+    const bool steps = options.fidelity == Fidelity::Steps && allowed;
+    parts.push_back(std::string(entry(c.id).name) + ": " +
+                    (steps  ? "steps"
+                     : flow ? "flow"
+                            : "message") +
                     (hier ? " among node leaders" : ""));
   }
   return join(parts, "; ");
@@ -330,6 +341,14 @@ void check_options(const AlgorithmSpec& spec, const CollectiveOptions& o, const 
   if (std::find(given.begin(), given.end(), "optimizer") != given.end() && o.ps_update != PsUpdate::Server)
     throw ConfigError(field("optimizer") + " has no effect unless " + field("ps_update") +
                       " is server (workers run the workload's own update time)");
+  if (o.fidelity == Fidelity::Steps)
+    for (const auto& row : algorithm_table())
+      if (spec.uses(row.id) &&
+          (!(row.id == AlgorithmId::Ring || row.id == AlgorithmId::Rd || row.id == AlgorithmId::Hd) ||
+           !flow_form_allowed(row.id, o)))
+        throw ConfigError(field("fidelity") + " steps has no form for " + row.name +
+                          " (only ring, rd and hd run their messages step by step, and none with --pcie-contention or "
+                          "--cpu-contention): use message, flow or auto");
   if (!o.stack.ideal() && o.fidelity == Fidelity::Flow)
     for (const auto& row : algorithm_table())
       if (spec.uses(row.id) && !flow_form_allowed(row.id, o))

@@ -74,6 +74,9 @@ bool inter_algorithm_allowed(AlgorithmId id);
  *  with one, Fidelity::Auto as its FlowForm says. */
 bool uses_flow(AlgorithmId id, Fidelity fidelity, int members);
 
+/** @brief True when the ring runs the message level's steps from one driver (Fidelity::Steps; rd and hd: uses_flow). */
+bool uses_steps(AlgorithmId id, Fidelity fidelity);
+
 /** @brief True when algorithm `id` has a flow-level form under the stack and contention options of `options`: any
  *  algorithm's for the ideal stack (unless a message's overhead is CPU work, --cpu-contention); with a stack's
  *  per-message costs rd's and hd's, whose steps run one flow per message, and the ring's, whose flows carry chunks of

@@ -26,8 +26,16 @@ public:
                           std::uint64_t bytes);
   /** Slices of at most P x chunk bytes, each a whole ring allreduce, one after the other (at either fidelity). */
   static std::uint64_t slices(const Group& group, std::uint64_t bytes);
+  /** The message level as member `self` runs it, message by message from its own actor (for a group that only lives
+   *  in its members' calls, which no driver can run: NCCL's ring order). */
+  static void member_steps(Group& group, int self, std::uint64_t bytes);
+  /** True when the message level runs step by step from one driver (message_plan: Fidelity::Steps); in a solo world
+   *  run_flows then hands SimGrid one transfer per class of identical ones. */
+  static bool message_steps(const Group& group);
 
 private:
+  /** The message level's 2(P-1) steps for every member at once, each step's transfers together (one per member). */
+  static void message_plan(Group& group, std::uint64_t bytes);
   static void ring_steps(Group& group, int self, std::uint64_t bytes);
 };
 

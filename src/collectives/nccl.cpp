@@ -123,8 +123,8 @@ void NcclRing::run(Group& g, int self, std::uint64_t bytes, const NcclShape& sha
     RingAllreduce::member_ring(g, position, endpoints, ring_latency(g, endpoints), bytes);
     return;
   }
-  Group ring(g.world(), endpoints, g.channel());
-  RingAllreduce().allreduce(ring, position, bytes);
+  Group ring(g.world(), endpoints, g.channel()); // each member's own: RingAllreduce's driven forms need a shared one
+  RingAllreduce::member_steps(ring, position, bytes);
 }
 
 bool NcclRing::driven(const Group& g)

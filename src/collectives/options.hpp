@@ -39,7 +39,8 @@ struct ServerRate {
 enum class Fidelity {
   Auto,    ///< each algorithm's own rule (its FlowForm in the algorithm table)
   Message, ///< every message of the algorithm is a transfer
-  Flow     ///< one flow per rank and phase, plus the other steps' latencies at the slowest hop
+  Flow,    ///< one flow per rank and phase, plus the other steps' latencies at the slowest hop
+  Steps    ///< every message a transfer, every rank's step s together after every rank's step s-1 (ring, rd, hd)
 };
 
 /** @brief With Fidelity::Auto, groups larger than this use a FlowForm::Auto form (docs/collectives.md). */

@@ -11,7 +11,7 @@ void RingAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
   const int p = g.size();
   if (p <= 1)
     return;
-  if (drivable(g, bytes)) {
+  if (drivable(g, bytes)) { // the flow form, or the message level's steps (Fidelity::Steps)
     g.flow_call([&] { flow_plan(g, bytes); });
     return;
   }
@@ -19,6 +19,11 @@ void RingAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
     member_ring(g, self, g.members(), g.ring_max_latency(), bytes);
     return;
   }
+  member_steps(g, self, bytes);
+}
+
+void RingAllreduce::member_steps(Group& g, int self, std::uint64_t bytes)
+{
   const std::uint64_t n = slices(g, bytes);
   for (std::uint64_t i = 0; i < n; ++i)
     ring_steps(g, self, chunk_bytes(bytes, n, i));
@@ -26,15 +31,53 @@ void RingAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
 
 bool RingAllreduce::drivable(Group& g, std::uint64_t /*bytes*/) const
 {
-  return g.size() > 1 && g.use_flow(AlgorithmId::Ring) && !g.member_flows();
+  return g.size() > 1 && ((g.use_flow(AlgorithmId::Ring) && !g.member_flows()) || message_steps(g));
+}
+
+bool RingAllreduce::message_steps(const Group& g)
+{
+  return uses_steps(AlgorithmId::Ring, g.options().fidelity) && flow_form_allowed(AlgorithmId::Ring, g.options());
 }
 
 bool RingAllreduce::flow_plan(Group& g, std::uint64_t bytes) const
 {
   const std::uint64_t n = slices(g, bytes);
-  for (std::uint64_t i = 0; i < n; ++i)
-    ring_flows(g, g.members(), g.ring_max_latency(), chunk_bytes(bytes, n, i));
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (message_steps(g))
+      message_plan(g, chunk_bytes(bytes, n, i));
+    else
+      ring_flows(g, g.members(), g.ring_max_latency(), chunk_bytes(bytes, n, i));
+  }
   return true;
+}
+
+void RingAllreduce::message_plan(Group& g, std::uint64_t bytes)
+{
+  // ring_steps for every member at once: step s of every member is one transfer of its chunk to its right neighbour,
+  // after the overheads and before the receiver's reduction of what it got (CommWorld::run_step), every member's step s
+  // after every member's step s-1. A member's step s waits for its own step s-1 and its left neighbour's; the member
+  // behind the slowest hop sets the pace at every step, so the message level's time is 2(P-1) of the slowest step, as
+  // here, whenever a step's transfers take the same time as the message level's.
+  const int p = g.size();
+  auto mod = [p](int x) { return ((x % p) + p) % p; };
+  const double gamma = g.options().reduce_s_per_byte;
+  std::vector<Flow> flows(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r)
+    flows[r] = {g.endpoint(r), g.endpoint((r + 1) % p), 0};
+  for (int s = 0; s < p - 1; ++s) { // reduce-scatter: member r sends chunk r - s; r + 1 adds it to its own
+    std::uint64_t reduced = 0;
+    for (int r = 0; r < p; ++r) {
+      flows[r].bytes = chunk_bytes(bytes, p, mod(r - s));
+      reduced = std::max(reduced, chunk_bytes(bytes, p, mod(r - s - 1)));
+    }
+    g.world().run_step(flows);
+    CommWorld::delay(gamma * double(reduced));
+  }
+  for (int s = 0; s < p - 1; ++s) { // allgather: member r sends chunk r + 1 - s
+    for (int r = 0; r < p; ++r)
+      flows[r].bytes = chunk_bytes(bytes, p, mod(r + 1 - s));
+    g.world().run_step(flows);
+  }
 }
 
 std::uint64_t RingAllreduce::slices(const Group& g, std::uint64_t bytes)

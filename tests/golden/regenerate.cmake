@@ -12,7 +12,9 @@
 #              "simulated_activities" (the work done, which copying divides) are left out of both;
 #   DRIVEN     PRODUCED ran one actor per communication stream (PhaseSpec::drive_streams), EXPECTED one per rank
 #              (--per-rank-actors): equal reports (as REPORT) once "simulated_activities" is left out of both, and
-#              PRODUCED started fewer SimGrid activities (so the shortcut was taken).
+#              PRODUCED started fewer SimGrid activities (so the shortcut was taken);
+#   STEPS      PRODUCED ran --fidelity steps, EXPECTED --fidelity message: as DRIVEN once PRODUCED's fidelity ("steps")
+#              and fidelity_used (": steps") read as the message level's.
 cmake_minimum_required(VERSION 3.19)
 
 set(tokens)
@@ -126,9 +128,18 @@ elseif(mode STREQUAL "COPIED")
     string(REGEX REPLACE ",\n$" "\n" ${f} "${${f}}")
   endforeach()
   compare_texts("${a}" "${b}")
-elseif(mode STREQUAL "DRIVEN")
+elseif(mode STREQUAL "DRIVEN" OR mode STREQUAL "STEPS")
   file(READ "${produced}" a)
   file(READ "${expected}" b)
+  if(mode STREQUAL "STEPS")
+    if(NOT a MATCHES "\"fidelity\": \"steps\"" OR NOT a MATCHES "(\"fidelity_used\": \"[^\"]*\")")
+      message(FATAL_ERROR "${produced} did not run --fidelity steps")
+    endif()
+    set(used "${CMAKE_MATCH_1}")
+    string(REPLACE ": steps" ": message" message_used "${used}")
+    string(REPLACE "${used}" "${message_used}" a "${a}")
+    string(REPLACE "\"fidelity\": \"steps\"" "\"fidelity\": \"message\"" a "${a}")
+  endif()
   foreach(f a b)
     if(NOT ${f} MATCHES "\n \"simulated_activities\": ([0-9]+)")
       message(FATAL_ERROR "no simulated_activities in the report (${produced} or ${expected})")

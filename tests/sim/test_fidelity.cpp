@@ -78,3 +78,8 @@ TEST_CASE("fidelity flow: the ring is flow-level at 4 ranks")
 {
   check_ring_messages(4, collectives::Fidelity::Flow, 1);
 }
+
+TEST_CASE("fidelity steps: the ring sends every message of the message level at 65 ranks")
+{
+  check_ring_messages(65, collectives::Fidelity::Steps, message_level(65));
+}

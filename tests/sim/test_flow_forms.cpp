@@ -73,7 +73,8 @@ std::vector<Run> run_form(const std::vector<sg4::Host*>& hosts, const std::vecto
 std::pair<std::vector<Run>, std::vector<Run>> both_forms(test::ProbeEngine& engine, const std::string& algorithm,
                                                          const collectives::CollectiveOptions& o,
                                                          const std::vector<std::uint64_t>& sizes,
-                                                         std::vector<int> nodes = {}, int ranks = 0)
+                                                         std::vector<int> nodes = {}, int ranks = 0,
+                                                         Fidelity fast = Fidelity::Flow)
 {
   std::vector<sg4::Host*> hosts;
   for (const auto& name : engine.gpu_hosts())
@@ -85,7 +86,7 @@ std::pair<std::vector<Run>, std::vector<Run>> both_forms(test::ProbeEngine& engi
   std::vector<Run> message, flow;
   sg4::Actor::create("controller", hosts[0], [&] {
     message = run_form(hosts, nodes, algorithm, o, Fidelity::Message, sizes, "m");
-    flow = run_form(hosts, nodes, algorithm, o, Fidelity::Flow, sizes, "f");
+    flow = run_form(hosts, nodes, algorithm, o, fast, sizes, "f");
   });
   engine.engine().run();
   return {message, flow};
@@ -137,7 +138,7 @@ void check_sizes(const std::string& algorithm, int p, ClosedForm closed, const c
 /** Flow equals message to 1e-9 and both equal `closed` (if given), with the same bytes sent and reported, for every
  *  P of `ps` (the first P hosts of one star: one engine per process). */
 void check_uniform(const std::string& algorithm, const std::vector<int>& ps, ClosedForm closed,
-                   collectives::CollectiveOptions o = costly(), int servers = 0)
+                   collectives::CollectiveOptions o = costly(), int servers = 0, Fidelity fast = Fidelity::Flow)
 {
   test::ProbeEngine engine(test::write_star_platform(star(*std::max_element(ps.begin(), ps.end()), servers)));
   std::vector<std::vector<Run>> messages, flows;
@@ -148,7 +149,7 @@ void check_uniform(const std::string& algorithm, const std::vector<int>& ps, Clo
         hosts.push_back(sg4::Host::by_name(engine.gpu_hosts()[r]));
       const std::vector<int> nodes(p, 0);
       messages.push_back(run_form(hosts, nodes, algorithm, o, Fidelity::Message, kSizes, "m" + std::to_string(p)));
-      flows.push_back(run_form(hosts, nodes, algorithm, o, Fidelity::Flow, kSizes, "f" + std::to_string(p)));
+      flows.push_back(run_form(hosts, nodes, algorithm, o, fast, kSizes, "f" + std::to_string(p)));
     }
   });
   engine.engine().run();
@@ -286,6 +287,17 @@ TEST_CASE("flow-level hd with a stack's size factors and rendezvous equals the m
 {
   // The halves cross the eager limit and the factors' breakpoints within one allreduce of 240 KiB or 15 MiB.
   check_uniform("hd", {2, 6, 8, 12, 16}, nullptr, sized_stack());
+}
+
+TEST_CASE("the ring's message level step by step equals the message level and the closed form, P = 2, 5, 16")
+{
+  check_uniform("ring", {2, 5, 16}, ring_closed, costly(), 0, Fidelity::Steps);
+}
+
+TEST_CASE("the ring's message level step by step with a stack's size factors and rendezvous equals the message level")
+{
+  // Every step is one transfer per rank: the factors apply per message, run_step charges the slowest message's costs.
+  check_uniform("ring", {2, 5, 16}, ring_sized_closed, sized_stack(), 0, Fidelity::Steps);
 }
 
 TEST_CASE("flow-level ring in slices of P x chunk bytes equals the message level's slices, P = 4")
@@ -475,7 +487,7 @@ namespace {
 /** Flow time / message time of `algorithm` for each of `sizes` on 8 nodes x 4 V100-PCIe GPUs (the GPUs of a node share
  *  its PCIe switch and NIC), fat tree of 2 nodes per leaf, 4:1 oversubscribed. */
 std::vector<double> contended_ratios(const std::string& algorithm, const std::vector<std::uint64_t>& sizes,
-                                     int member_flows_above_ranks = 1024)
+                                     int member_flows_above_ranks = 1024, Fidelity fast = Fidelity::Flow)
 {
   platform::ClusterSpec s;
   s.nodes = 8;
@@ -489,7 +501,7 @@ std::vector<double> contended_ratios(const std::string& algorithm, const std::ve
   collectives::CollectiveOptions o;
   o.inter_algorithm = collectives::AlgorithmId::Ring;
   o.member_flows_above_ranks = member_flows_above_ranks;
-  const auto [message, flow] = both_forms(engine, algorithm, o, sizes);
+  const auto [message, flow] = both_forms(engine, algorithm, o, sizes, {}, 0, fast);
   std::vector<double> ratios;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     ratios.push_back(flow[i].time_s / message[i].time_s);
@@ -502,9 +514,10 @@ std::vector<double> contended_ratios(const std::string& algorithm, const std::ve
 const std::vector<std::uint64_t> kContendedSizes{64 << 10, 4 << 20, 64 << 20};
 
 /** Every ratio within [low, high] (the measured values are in docs/collectives.md, "Fidelity"). */
-void check_contended(const std::string& algorithm, double low, double high, int member_flows_above_ranks = 1024)
+void check_contended(const std::string& algorithm, double low, double high, int member_flows_above_ranks = 1024,
+                     Fidelity fast = Fidelity::Flow)
 {
-  const auto ratios = contended_ratios(algorithm, kContendedSizes, member_flows_above_ranks);
+  const auto ratios = contended_ratios(algorithm, kContendedSizes, member_flows_above_ranks, fast);
   for (std::size_t i = 0; i < ratios.size(); ++i) {
     INFO(algorithm << ", " << kContendedSizes[i] << " B: flow / message = " << std::setprecision(9) << ratios[i]);
     CHECK(ratios[i] >= low);
@@ -542,6 +555,11 @@ TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: flow-level ps
 TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: flow-level hier within its measured band")
 {
   check_contended("hier", 0.999, 1.001); // measured: 1.000 at every size
+}
+
+TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: the ring's message level step by step in its band")
+{
+  check_contended("ring", 0.999, 1.001, 1024, Fidelity::Steps); // measured: 1.000 at every size
 }
 
 namespace {
