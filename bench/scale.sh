@@ -110,17 +110,7 @@ if [ $do_sweep -eq 1 ]; then
   while read -r label args; do
     # shellcheck disable=SC2086
     run "$label" "$sweep_gpus" --algorithm ring $args
-  done <<'RUNS'
-sequential --schedule sequential
-wfbp --schedule wfbp
-fusion --schedule fusion
-buckets --schedule buckets
-mgwfbp --schedule mgwfbp
-priority,per-layer --schedule priority --update per-layer
-wfbp,per-layer --schedule wfbp --update per-layer
-wfbp,prefetch-2 --schedule wfbp --io-prefetch 2
-wfbp,2-streams --schedule wfbp --comm-streams 2
-RUNS
+  done < <(grep -v '^#' bench/schedule-variants.txt)
   for stack in stacks/*.textproto; do
     name=$(basename "$stack" .textproto)
     run "stack $name" "$sweep_gpus" --algorithm ring --stack "$name"

@@ -15,7 +15,7 @@ echo "ResNet-50 (workloads/resnet50-v100-b32.textproto), 1 iteration, --cluster 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m)"
 printf '%-30s %10s %10s %12s %15s %12s %10s\n' schedule "wall (s)" "CPU (s)" "peak (MiB)" "iteration (ms)" efficiency "wall/wfbp"
 wfbp_wall=""
-while read -r label args; do
+while read -r label args; do # bench/schedule-variants.txt
   # shellcheck disable=SC2086
   /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$ddlsim" run --cluster "$cluster" \
     --workload workloads/resnet50-v100-b32.textproto --iterations 1 --algorithm ring --fidelity flow -q \
@@ -29,14 +29,4 @@ label, wall, user, sys_, rss, ref = sys.argv[2], *map(float, sys.argv[3:])
 print(f"{label:<30} {wall:10.2f} {user + sys_:10.2f} {rss / 1024:12.1f} {r['iteration_time_s'] * 1e3:15.3f} "
       f"{r['scaling_efficiency'] * 100:11.1f} % {wall / ref:10.2f}")
 PY
-done <<'RUNS'
-wfbp --schedule wfbp
-sequential --schedule sequential
-fusion --schedule fusion
-buckets --schedule buckets
-mgwfbp --schedule mgwfbp
-priority,per-layer --schedule priority --update per-layer
-wfbp,per-layer --schedule wfbp --update per-layer
-wfbp,prefetch-2 --schedule wfbp --io-prefetch 2
-wfbp,2-streams --schedule wfbp --comm-streams 2
-RUNS
+done < <(grep -v '^#' bench/schedule-variants.txt)

@@ -71,9 +71,10 @@ public:
    *  trip; after them the stack's receive overhead. The stack's size factors SimGrid applies to each flow as to the
    *  message. On a uniform platform every message of a step costs the same: the message level exactly. */
   void run_step(const std::vector<Flow>& flows);
-  /** Solo: nothing but the flows this world's driver runs uses the network while run_flows runs (one communication
-   *  stream run by one actor, no other traffic: engine/phase.cpp), and the network model is SimGrid's exact
-   *  alpha-beta (a stack's size factors apply per flow size). Off by default. */
+  /** Solo: nothing but the flows of the run_flows call running uses the network while it runs (one communication
+   *  stream, its plans run one at a time by one actor or Group::flow_call's driver, no other traffic:
+   *  engine/phase.cpp), and the network model is SimGrid's exact alpha-beta (a stack's size factors apply per flow
+   *  size). Off by default. */
   void set_solo(bool solo) { solo_ = solo; }
   bool solo() const { return solo_; }
   /** run_flows in steps: starts `flows` now (after the flows started before); finish_flows() waits for every flow
