@@ -30,6 +30,8 @@ struct Run {
   double time_s = 0;
   std::uint64_t rank_bytes = 0;
   std::uint64_t reported_bytes = 0;
+  std::uint64_t messages = 0; ///< sent by the ranks (a flow counts as one)
+  std::uint64_t flows = 0;    ///< host-to-host transfers a driver handed SimGrid (CommWorld::flows_posted)
 };
 
 /** Runs one allreduce of each of `sizes` over `hosts` with `algorithm` at `fidelity`, from a controller actor. */
@@ -49,9 +51,12 @@ std::vector<Run> run_form(const std::vector<sg4::Host*>& hosts, const std::vecto
   const auto servers = coll->start(world, sizes);
   for (std::uint64_t bytes : sizes) {
     const double t0 = sg4::Engine::get_clock();
-    std::uint64_t before = 0;
-    for (int r = 0; r < world.size(); ++r)
+    std::uint64_t before = 0, messages_before = 0;
+    for (int r = 0; r < world.size(); ++r) {
       before += world.bytes_sent(r);
+      messages_before += world.messages_sent(r);
+    }
+    const std::uint64_t flows_before = world.flows_posted();
     const std::uint64_t reported_before = reported;
     std::vector<sg4::ActorPtr> ranks;
     for (int r = 0; r < world.size(); ++r)
@@ -59,10 +64,13 @@ std::vector<Run> run_form(const std::vector<sg4::Host*>& hosts, const std::vecto
           sg4::Actor::create(tag + std::to_string(r), hosts[r], [&, r] { coll->allreduce(group, r, bytes); }));
     for (auto& a : ranks)
       a->join();
-    std::uint64_t after = 0;
-    for (int r = 0; r < world.size(); ++r)
+    std::uint64_t after = 0, messages_after = 0;
+    for (int r = 0; r < world.size(); ++r) {
       after += world.bytes_sent(r);
-    runs.push_back({sg4::Engine::get_clock() - t0, after - before, reported - reported_before});
+      messages_after += world.messages_sent(r);
+    }
+    runs.push_back({sg4::Engine::get_clock() - t0, after - before, reported - reported_before,
+                    messages_after - messages_before, world.flows_posted() - flows_before});
   }
   for (auto& s : servers)
     s->join();
@@ -127,6 +135,9 @@ void check_sizes(const std::string& algorithm, int p, ClosedForm closed, const c
     CHECK(std::fabs(flow[i].time_s - message[i].time_s) <= 1e-9 * message[i].time_s);
     CHECK(flow[i].rank_bytes == message[i].rank_bytes);
     CHECK(flow[i].reported_bytes == message[i].reported_bytes);
+    // The fast form ran: a driver's flows (flow forms, steps), or fewer messages (the members' own ring flows).
+    CHECK(message[i].flows == 0);
+    CHECK((flow[i].flows > 0 || flow[i].messages < message[i].messages));
     if (closed) {
       const double expected = closed(p, kSizes[i], kHop, {o.msg_overhead_s, o.reduce_s_per_byte});
       INFO("closed form " << expected << " s");
