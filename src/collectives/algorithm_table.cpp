@@ -342,13 +342,13 @@ void check_options(const AlgorithmSpec& spec, const CollectiveOptions& o, const 
     throw ConfigError(field("optimizer") + " has no effect unless " + field("ps_update") +
                       " is server (workers run the workload's own update time)");
   if (o.fidelity == Fidelity::Steps)
-    for (const auto& row : algorithm_table())
-      if (spec.uses(row.id) &&
-          (!(row.id == AlgorithmId::Ring || row.id == AlgorithmId::Rd || row.id == AlgorithmId::Hd) ||
-           !flow_form_allowed(row.id, o)))
+    for (const auto& row : algorithm_table()) {
+      const bool stepped = uses_steps(row.id, Fidelity::Steps) || uses_flow(row.id, Fidelity::Steps, 0);
+      if (spec.uses(row.id) && !(stepped && flow_form_allowed(row.id, o)))
         throw ConfigError(field("fidelity") + " steps has no form for " + row.name +
                           " (only ring, rd and hd run their messages step by step, and none with --pcie-contention or "
                           "--cpu-contention): use message, flow or auto");
+    }
   if (!o.stack.ideal() && o.fidelity == Fidelity::Flow)
     for (const auto& row : algorithm_table())
       if (spec.uses(row.id) && !flow_form_allowed(row.id, o))

@@ -12,7 +12,6 @@
 #include <simgrid/simix.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <unordered_set>
 
@@ -150,12 +149,8 @@ sg4::CommPtr CommWorld::post_send(int self, int to, std::uint64_t bytes, bool ov
 
 double CommWorld::handshake_s(int self, int to) const
 {
-  // Request and acknowledgement: two control messages (1 byte), each paying both ends' overheads and the latency.
-  const StackProfile& stack = options_.stack;
   // A solo world's network has no profiles (exact_network): its cached routes' latencies hold; otherwise read afresh.
-  const double hop_s = solo_ ? cached_route(self, to).latency_s : route(self, to).alpha_s;
-  const double latency = hop_s * factor_for(stack.latency_factor, 1.0);
-  return 2 * (options_.msg_overhead_s + stack.send_overhead_s + stack.recv_overhead_s + latency);
+  return rendezvous_round_trip_s(options_, solo_ ? cached_route(self, to).latency_s : route(self, to).alpha_s);
 }
 
 void CommWorld::received(int self, char* const* payloads, std::size_t count)
@@ -224,23 +219,22 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
     return;
   }
   // Solo: these flows are all the network carries. Flows that share a link form a component; components with the same
-  // signature (component_signature: bytes, route latencies and bandwidths, which flows share which links) are identical
-  // subsystems of SimGrid's model and evolve identically, so SimGrid runs one of each class (its representative) and
-  // every other member takes its representative's times, flow by flow.
-  // The routes, components and their shapes depend on the flows' endpoints alone: learnt once per plan (plan_shape).
+  // signature (their shape, component_shape: route latencies and bandwidths, which flows share which links; and their
+  // flows' bytes) are identical subsystems of SimGrid's model and evolve identically, so SimGrid runs one of each class
+  // (its representative) and every other member takes its representative's times, flow by flow. The routes, components
+  // and their shapes depend on the flows' endpoints alone: learnt once per plan (plan_shape).
   const PlanShape& shape = plan_shape(flows);
   const std::vector<const Route*>& routes = shape.routes;
   const std::vector<std::vector<std::size_t>>& components = shape.components;
   std::unordered_map<std::string, std::size_t> class_of; // signature -> its representative's first flow in `posted`
   std::vector<std::size_t> first(components.size());     // per component: that of its class
   std::vector<Flow> posted;
-  auto put = [this](const auto& value) { signature_.append(reinterpret_cast<const char*>(&value), sizeof value); };
   for (std::size_t c = 0; c < components.size(); ++c) {
     signature_.clear(); // the component's shape, then per flow its bytes and message size (the stack's factors)
-    put(shape.shape_of[c]);
+    sign(shape.shape_of[c]);
     for (std::size_t i : components[c]) {
-      put(flows[i].bytes);
-      put(flows[i].message_bytes);
+      sign(flows[i].bytes);
+      sign(flows[i].message_bytes);
     }
     auto it = class_of.find(signature_);
     if (it == class_of.end()) {
@@ -360,22 +354,21 @@ void CommWorld::component_shape(const std::vector<const Route*>& routes, const s
   // shares with others its bandwidth and its number within the component (in order of first use). With the flows'
   // bytes and message sizes, what SimGrid's model sees of the component.
   signature_.clear();
-  auto put = [this](const auto& value) { signature_.append(reinterpret_cast<const char*>(&value), sizeof value); };
   next_stamp();
   std::uint32_t numbered = 0;
   for (std::size_t i : component) {
     const Route& r = *routes[i];
-    put(r.latency_s);
-    put(r.bandwidth);
-    put(static_cast<std::uint32_t>(r.shared.size()));
+    sign(r.latency_s);
+    sign(r.bandwidth);
+    sign(static_cast<std::uint32_t>(r.shared.size()));
     for (std::size_t k = 0; k < r.shared.size(); ++k) {
       const std::uint32_t link = r.shared_ids[k];
       if (link_stamp_[link] != stamp_) {
         link_stamp_[link] = stamp_;
         link_owner_[link] = numbered++;
       }
-      put(static_cast<std::uint32_t>(link_owner_[link]));
-      put(r.shared_bandwidth[k]);
+      sign(static_cast<std::uint32_t>(link_owner_[link]));
+      sign(r.shared_bandwidth[k]);
     }
   }
 }
@@ -557,6 +550,14 @@ double Group::cached(int key, const std::function<double()>& compute)
   if (it == cached_.end())
     it = cached_.emplace(key, compute()).first;
   return it->second;
+}
+
+double rendezvous_round_trip_s(const CollectiveOptions& o, double hop_latency_s)
+{
+  // Request and acknowledgement: two control messages (1 byte), each paying both ends' overheads and the latency.
+  const StackProfile& s = o.stack;
+  return 2 *
+         (o.msg_overhead_s + s.send_overhead_s + s.recv_overhead_s + hop_latency_s * factor_for(s.latency_factor, 1.0));
 }
 
 std::uint64_t chunk_bytes(std::uint64_t bytes, std::uint64_t parts, std::uint64_t index)

@@ -188,7 +188,13 @@ private:
   std::vector<std::uint32_t> link_stamp_; ///< per link number: the stamp of the call that last set link_owner_
   std::vector<std::size_t> link_owner_;   ///< per link number: flow_components' first flow, signature's local number
   std::uint32_t stamp_ = 0;
-  std::string signature_; ///< component_signature's output (kept: no allocation per component)
+  std::string signature_; ///< a component's signature or shape (kept: no allocation per component)
+  /** Appends the bytes of `value` to signature_. */
+  template <class T>
+  void sign(const T& value)
+  {
+    signature_.append(reinterpret_cast<const char*>(&value), sizeof value);
+  }
   bool solo_ = false;
   std::uint64_t flows_posted_ = 0;
   mutable std::unordered_map<std::uint64_t, Route> routes_; ///< (from << 32 | to) -> route (cached_route)
@@ -371,6 +377,11 @@ bool is_staging_copy(const simgrid::s4u::Host* src, const simgrid::s4u::Host* ds
 void* payload_of(std::uint64_t bytes);
 /** The message size a payload_of pointer carries. */
 std::uint64_t bytes_of(const char* payload);
+
+/** @brief The stack's rendezvous round trip before a message above its eager limit, over a hop of `hop_latency_s`:
+ *  request and acknowledgement, each with the overhead, both ends' stack overheads and the hop's latency (times the
+ *  stack's latency factor for one byte). */
+double rendezvous_round_trip_s(const CollectiveOptions& options, double hop_latency_s);
 
 /** @brief Byte size of chunk `index` when `bytes` is cut into `parts` nearly equal chunks (the first
  *  bytes % parts chunks get one byte more). */

@@ -86,27 +86,20 @@ std::uint64_t RingAllreduce::slices(const Group& g, std::uint64_t bytes)
 }
 
 namespace {
-/** The largest of the P chunks of `bytes`: the message size of the ring's steps. */
-std::uint64_t largest_chunk(int p, std::uint64_t bytes)
-{
-  return bytes / std::uint64_t(p) + (bytes % std::uint64_t(p) != 0 ? 1 : 0);
-}
-
 /** The closed sum a ring flow plan sleeps before its flows (ring_flows): the other 2P-3 steps' latencies, every
  *  step's overheads, and the reductions. A step's latency is the slowest ring hop's times the stack's latency factor
  *  for the step's largest chunk (SimGrid gives the flows that factor too: Flow::message_bytes); its overheads are the
  *  message's (msg_overhead_s) and the stack's: its send and receive overheads, its copy of that chunk and, when the
- *  chunk is above the eager limit, the rendezvous round trip (CommWorld::handshake_s) at the slowest hop. A step lasts
+ *  chunk is above the eager limit, the rendezvous round trip (rendezvous_round_trip_s) at the slowest hop. A step lasts
  *  as long as its slowest rank; the ideal stack has none of these costs. */
 double ring_delay_s(const CollectiveOptions& o, int p, double max_latency, std::uint64_t bytes)
 {
   const double steps = 2.0 * (p - 1) - 1;
   const StackProfile& s = o.stack;
-  const std::uint64_t largest = largest_chunk(p, bytes);
+  const std::uint64_t largest = chunk_bytes(bytes, std::uint64_t(p), 0); // the first chunks are the largest
   double overhead = o.msg_overhead_s + s.send_overhead_s + s.recv_overhead_s + s.copy_s_per_byte * double(largest);
-  if (s.rendezvous(largest)) // request and acknowledgement, each with both ends' overheads, as one-byte messages
-    overhead += 2 * (o.msg_overhead_s + s.send_overhead_s + s.recv_overhead_s +
-                     max_latency * factor_for(s.latency_factor, 1.0));
+  if (s.rendezvous(largest))
+    overhead += rendezvous_round_trip_s(o, max_latency);
   const double latency = max_latency * factor_for(s.latency_factor, double(largest));
   return steps * (latency + overhead) + overhead + o.reduce_s_per_byte * double(bytes - bytes / std::uint64_t(p));
 }
@@ -141,7 +134,7 @@ void RingAllreduce::ring_flows(Group& g, const std::vector<int>& ring, double ma
   CommWorld::delay(ring_delay_s(g.options(), p, max_latency, bytes));
   std::vector<Flow> flows;
   flows.reserve(ring.size());
-  const std::uint64_t message = largest_chunk(p, bytes); // the stack's size factors read the chunk, not the flow
+  const std::uint64_t message = chunk_bytes(bytes, std::uint64_t(p), 0); // the factors read the chunk, not the flow
   for (int i = 0; i < p; ++i)
     flows.push_back({ring[i], ring[(i + 1) % p], ring_flow_bytes(p, i, bytes), message});
   g.world().run_flows(flows);

@@ -357,11 +357,6 @@ private:
     return t;
   }
 
-  bool ready(int rank, int it, const dag::Task& task) const
-  {
-    return ready_at(rank, it, task) <= sg4::Engine::get_clock();
-  }
-
   /** When every dependency of `task` is (or will be) done, once that is known: waits on the rank's condition
    *  variable while a completion time is unknown. kNotYet if the iterations were found to repeat meanwhile. */
   double known_ready_at(int rank, int it, const dag::Task& task)
@@ -567,8 +562,8 @@ private:
         // are not known yet waits until they are (an aggregation's end, noted when it ends) and then runs ahead all
         // the same; an aggregation waits for the clock first.
         const double duration = nominal_s(rank, task);
-        const double ready = duration >= 0 ? known_ready_at(rank, it, task) : kNotYet;
         if (duration >= 0) {
+          const double ready = known_ready_at(rank, it, task);
           if (ready == kNotYet)
             return false; // the iterations repeat (replicate)
           const double start = std::max(clock, ready);
@@ -727,14 +722,8 @@ private:
     std::size_t launched = 0;
     while (launched < committed_total()) {
       std::unique_lock<sg4::Mutex> lock(*scheduler_mutex_);
-      while (!ready_heap_.empty()) {
-        const auto [it, prio, agg] = ready_heap_.top();
-        if (in_flight_bytes_ >= dag_.credit_bytes) // ByteScheduler admits while credit is left (bytecore.py)
-          break;
-        ready_heap_.pop();
+      for (int it, agg; admit_next(it, agg); ++launched)
         launch(it, agg);
-        ++launched;
-      }
       if (launched < committed_total())
         scheduler_cv_->wait(lock);
     }
@@ -751,13 +740,8 @@ private:
   {
     std::deque<std::pair<int, int>> committed; // (iteration, aggregation), in commit order
     auto commit = [&] {
-      while (!ready_heap_.empty() && in_flight_bytes_ < dag_.credit_bytes) {
-        const auto [it, prio, agg] = ready_heap_.top();
-        ready_heap_.pop();
-        ++in_flight_;
-        in_flight_bytes_ += dag_.tasks[agg].bytes;
+      for (int it, agg; admit_next(it, agg);)
         committed.emplace_back(it, agg);
-      }
     };
     // The readiness times up to `t` (before it, or also at it), one instant after the other: the scheduler wakes at
     // each and commits what is ready then.
@@ -799,8 +783,7 @@ private:
       admit(end, false); // what became ready while it ran, with its credit still taken
       for (int r = 0; r < world_.size(); ++r)
         finish(r, it, agg, start, end);
-      --in_flight_;
-      in_flight_bytes_ -= task.bytes;
+      release(agg);
       ++done;
       admit(end, true);
       commit();
@@ -824,11 +807,24 @@ private:
     bool waiting = false;
   };
 
-  /** Commits aggregation `agg` of iteration `it` to every rank's communication stream. */
+  /** The next ready aggregation the credit admits (ByteScheduler admits while credit is left, bytecore.py): taken off
+   *  the ready heap and its bytes counted in flight; false if there is none. */
+  bool admit_next(int& it, int& agg)
+  {
+    if (ready_heap_.empty() || in_flight_bytes_ >= dag_.credit_bytes)
+      return false;
+    std::tie(it, std::ignore, agg) = ready_heap_.top();
+    ready_heap_.pop();
+    in_flight_bytes_ += dag_.tasks[agg].bytes;
+    return true;
+  }
+
+  /** Aggregation `agg` holds its result on every rank: its bytes leave the credit. */
+  void release(int agg) { in_flight_bytes_ -= dag_.tasks[agg].bytes; }
+
+  /** Commits aggregation `agg` of iteration `it` (admitted: admit_next) to every rank's communication stream. */
   void launch(int it, int agg)
   {
-    ++in_flight_;
-    in_flight_bytes_ += dag_.tasks[agg].bytes;
     const Job job{it, agg, std::make_shared<int>(world_.size())};
     for (auto& q : queues_) {
       q.jobs.push_back(job);
@@ -859,8 +855,7 @@ private:
       collective_.allreduce(*groups_[0], r, dag_.tasks[job.agg].bytes);
       finish(r, job.it, job.agg, start, sg4::Engine::get_clock());
       if (--*job.remaining == 0) { // every rank holds the result: its credit is free again
-        --in_flight_;
-        in_flight_bytes_ -= dag_.tasks[job.agg].bytes;
+        release(job.agg);
         wake_scheduler();
       }
     }
@@ -909,8 +904,7 @@ private:
   std::vector<CommQueue> queues_; ///< per rank
   sg4::ConditionVariablePtr scheduler_cv_;
   sg4::MutexPtr scheduler_mutex_;
-  int in_flight_ = 0;
-  std::uint64_t in_flight_bytes_ = 0;
+  std::uint64_t in_flight_bytes_ = 0; ///< of the admitted aggregations not yet reduced everywhere
 };
 
 Phase::Phase(PhaseSpec spec)

@@ -207,11 +207,26 @@ collectives::CollectiveOptions fixed_cost_stack()
   return o;
 }
 
-/** The ring's closed form with every step also paying the stack's overheads and its copy of the step's M/P bytes. */
+/** The ring's closed form under `stack`: every step also pays the stack's send and receive overheads, its copy of the
+ *  step's M/P bytes and, when that chunk is above the eager limit, the round trip (two control messages, each with the
+ *  overhead, both ends' stack overheads and the hop's latency); the hop's latency and bandwidth are times the stack's
+ *  factors for the chunk (the control messages': those of one byte). */
+double ring_closed_with(const collectives::StackProfile& stack, int p, std::uint64_t m, const analytical::Hop& h,
+                        const analytical::Costs& c)
+{
+  const std::uint64_t chunk = m / std::uint64_t(p);
+  const analytical::Hop hop{h.alpha_s * collectives::factor_for(stack.latency_factor, double(chunk)),
+                            h.bandwidth_bytes_per_s * collectives::factor_for(stack.bandwidth_factor, double(chunk))};
+  double per_step = stack.send_overhead_s + stack.recv_overhead_s + stack.copy_s_per_byte * double(chunk);
+  if (stack.rendezvous_above_bytes > 0 && chunk > stack.rendezvous_above_bytes)
+    per_step += 2 * (c.overhead_s + stack.send_overhead_s + stack.recv_overhead_s +
+                     h.alpha_s * collectives::factor_for(stack.latency_factor, 1.0));
+  return analytical::ring_allreduce_s(p, m, hop, {c.overhead_s + per_step, c.reduce_s_per_byte});
+}
+
 double ring_stack_closed(int p, std::uint64_t m, const analytical::Hop& h, const analytical::Costs& c)
 {
-  const double per_step = kSendOverhead + kRecvOverhead + kCopyPerByte * double(m / std::uint64_t(p));
-  return analytical::ring_allreduce_s(p, m, h, {c.overhead_s + per_step, c.reduce_s_per_byte});
+  return ring_closed_with(fixed_cost_stack().stack, p, m, h, c);
 }
 } // namespace
 
@@ -233,15 +248,9 @@ collectives::CollectiveOptions rendezvous_stack()
   return o;
 }
 
-/** ring_stack_closed, with every step whose M/P chunk is above the eager limit also paying the round trip: two
- *  control messages, each with the overhead, both ends' stack overheads and the hop's latency. */
 double ring_rendezvous_closed(int p, std::uint64_t m, const analytical::Hop& h, const analytical::Costs& c)
 {
-  const std::uint64_t chunk = m / std::uint64_t(p);
-  double per_step = kSendOverhead + kRecvOverhead + kCopyPerByte * double(chunk);
-  if (chunk > kEagerBytes)
-    per_step += 2 * (c.overhead_s + kSendOverhead + kRecvOverhead + h.alpha_s);
-  return analytical::ring_allreduce_s(p, m, h, {c.overhead_s + per_step, c.reduce_s_per_byte});
+  return ring_closed_with(rendezvous_stack().stack, p, m, h, c);
 }
 
 // A stack whose per-message costs depend on the message's size: three of mpi-verbs' size factors (SMPI 3.32's
@@ -263,19 +272,9 @@ TEST_CASE("flow-level ring with a stack's rendezvous equals the message level an
 }
 
 namespace {
-/** ring_rendezvous_closed with the hop's latency and bandwidth times the stack's factors for the M/P chunk (the
- *  handshake's control messages: the factors of one byte). */
 double ring_sized_closed(int p, std::uint64_t m, const analytical::Hop& h, const analytical::Costs& c)
 {
-  const collectives::StackProfile stack = sized_stack().stack;
-  const std::uint64_t chunk = m / std::uint64_t(p);
-  const analytical::Hop hop{h.alpha_s * collectives::factor_for(stack.latency_factor, double(chunk)),
-                            h.bandwidth_bytes_per_s * collectives::factor_for(stack.bandwidth_factor, double(chunk))};
-  double per_step = kSendOverhead + kRecvOverhead + kCopyPerByte * double(chunk);
-  if (chunk > kEagerBytes)
-    per_step += 2 * (c.overhead_s + kSendOverhead + kRecvOverhead +
-                     h.alpha_s * collectives::factor_for(stack.latency_factor, 1.0));
-  return analytical::ring_allreduce_s(p, m, hop, {c.overhead_s + per_step, c.reduce_s_per_byte});
+  return ring_closed_with(sized_stack().stack, p, m, h, c);
 }
 } // namespace
 
