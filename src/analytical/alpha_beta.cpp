@@ -68,29 +68,46 @@ double tree_allreduce_s(int ranks, std::uint64_t bytes, std::uint64_t chunk_byte
 {
   if (ranks <= 1)
     return 0.0;
-  TreeShape heap; // member r's children are 2r+1 and 2r+2: breadth-first order is 0, 1, ..., P-1
-  heap.children.resize(ranks);
+  TreeShape heap = binary_heap(ranks);
   heap.up.assign(ranks, hop);
-  for (int v = 0; v < ranks; ++v) {
+  return tree_allreduce_s(heap, bytes, chunk_bytes, c);
+}
+
+std::uint64_t pipeline_chunks(std::uint64_t bytes, std::uint64_t chunk_bytes)
+{
+  const std::uint64_t chunk = chunk_bytes > 0 ? chunk_bytes : std::max<std::uint64_t>(bytes, 1); // 0: one piece
+  return bytes == 0 ? 1 : (bytes + chunk - 1) / chunk;
+}
+
+TreeShape binary_heap(int members)
+{
+  TreeShape heap; // member r's children are 2r+1 and 2r+2: breadth-first order is 0, 1, ..., P-1
+  heap.children.resize(static_cast<std::size_t>(members));
+  for (int v = 0; v < members; ++v) {
     heap.order.push_back(v);
     for (int ch : {2 * v + 1, 2 * v + 2})
-      if (ch < ranks)
+      if (ch < members)
         heap.children[v].push_back(ch);
   }
-  return tree_allreduce_s(heap, bytes, chunk_bytes, c);
+  return heap;
 }
 
 double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& c)
 {
+  return tree_allreduce_s(tree, bytes, chunk_bytes, c,
+                          [&tree](int child, bool /*up*/, std::uint64_t /*chunk*/, double s) {
+                            return tree.up[child].alpha_s + s / tree.up[child].bandwidth_bytes_per_s;
+                          });
+}
+
+double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& c,
+                        const EdgeTime& edge_time, const TransferSeen& seen)
+{
   const std::size_t ranks = tree.order.size();
   if (ranks <= 1)
     return 0.0;
-  const std::uint64_t chunk = chunk_bytes > 0 ? chunk_bytes : std::max<std::uint64_t>(bytes, 1); // 0: one piece
-  const std::uint64_t n = bytes == 0 ? 1 : (bytes + chunk - 1) / chunk;
+  const std::uint64_t n = pipeline_chunks(bytes, chunk_bytes);
   auto size = [&](std::uint64_t i) { return double(bytes / n + (i < bytes % n ? 1 : 0)); };
-  auto transfer = [&](int child, double s) {
-    return tree.up[child].alpha_s + s / tree.up[child].bandwidth_bytes_per_s;
-  };
   // clock[v]: when member v is free for its next operation. Every member does one transfer at a time, so no
   // two transfers share a link; a transfer starts when the sender (after its overhead) and the receiver
   // are both ready.
@@ -100,7 +117,9 @@ double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_
       const int v = *it;
       for (int ch : tree.children[v]) {
         const double start = std::max(clock[ch] + c.overhead_s, clock[v]);
-        const double end = start + transfer(ch, size(i));
+        const double end = start + edge_time(ch, true, i, size(i));
+        if (seen)
+          seen(ch, true, i, size(i), start, end);
         clock[ch] = end;                                // the child's send is done
         clock[v] = end + c.reduce_s_per_byte * size(i); // the member adds the child's chunk
       }
@@ -110,7 +129,9 @@ double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_
     for (int v : tree.order) {
       for (int ch : tree.children[v]) {
         const double start = std::max(clock[v] + c.overhead_s, clock[ch]);
-        const double end = start + transfer(ch, size(i));
+        const double end = start + edge_time(ch, false, i, size(i));
+        if (seen)
+          seen(ch, false, i, size(i), start, end);
         clock[v] = end;
         clock[ch] = end;
       }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace ddlsim::analytical {
@@ -55,9 +56,29 @@ struct TreeShape {
   std::vector<Hop> up;
 };
 
+/** @brief How many chunks a pipelined tree cuts `bytes` into with chunks of `chunk_bytes` (0: one piece; at least one
+ *  chunk, of 0 bytes for an empty message); chunk i then has chunk_bytes(bytes, n, i) bytes (nearly equal). */
+std::uint64_t pipeline_chunks(std::uint64_t bytes, std::uint64_t chunk_bytes);
+
+/** @brief The binary heap over `members` members: member r's children are 2r+1 and 2r+2, root 0; `order` is
+ *  breadth-first (0, 1, ..., P-1); no hops (`up` empty). */
+TreeShape binary_heap(int members);
+
 /** @brief The max-plus recurrence of tree_allreduce_s on any tree with its own hop per edge: reduce chunk by chunk
  *  from the leaves up, then broadcast from the root down; exact when no two transfers share a link. */
 double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& costs = {});
+
+/** @brief Seconds the transfer of chunk `chunk` (from 0), of `bytes`, takes over the edge between `child` and its
+ *  parent: up (the reduce) or down (the broadcast). */
+using EdgeTime = std::function<double(int child, bool up, std::uint64_t chunk, double bytes)>;
+/** @brief What the recurrence saw of one transfer: chunk `chunk` of `bytes` over the edge of `child`, up or down, from
+ *  `start_s` to `end_s` (seconds from the allreduce's start). */
+using TransferSeen =
+    std::function<void(int child, bool up, std::uint64_t chunk, double bytes, double start_s, double end_s)>;
+/** @brief The same recurrence with every transfer's time given by `edge_time` (e.g. under contention); `seen`, if
+ *  given, is told of every transfer. */
+double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& costs,
+                        const EdgeTime& edge_time, const TransferSeen& seen = {});
 
 /** @brief Parameter server, S servers on their own hosts, split sharding, every link of bandwidth B:
  *  push and pull each take alpha + o_S + M max(P, S) / (S B) (the server link carries P flows, the worker

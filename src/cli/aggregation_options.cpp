@@ -90,7 +90,9 @@ std::string fidelity_help()
                              ? "message up to " + std::to_string(collectives::kFlowAboveRanks) + " ranks, flow above"
                              : std::string("message")));
   }
-  return join(with_flow) + ": message (every transfer) | flow (one flow per rank and phase) | auto (" +
+  return join(with_flow) +
+         ": message (every transfer) | flow (one flow per rank and phase; the pipelined trees: their recurrence at "
+         "max-min rates, docs/collectives.md) | auto (" +
          join(automatic, "; ") +
          ") | steps (ring, rd, hd: every transfer, every rank's step s together after every rank's step s-1; rd's and "
          "hd's flow forms)";

@@ -4,6 +4,7 @@
 #include "collectives/collective.hpp"
 #include "collectives/nccl_tuning.hpp"
 
+#include <array>
 #include <map>
 
 namespace ddlsim::collectives {
@@ -59,11 +60,52 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
 };
 
+/** @brief The pipelined trees a flow plan runs at once (tree: one; dbtree, nccl-tree: two, each with half of the
+ *  vector), over a group's members, with what the plan needs of them, learnt once per group (tree_flows_of). */
+struct TreeFlows {
+  /** One edge of one of the trees: member `child` sends to member `parent` in the reduce, the other way in the
+   *  broadcast. */
+  struct Edge {
+    int tree;
+    int child;
+    int parent;
+  };
+  std::vector<analytical::TreeShape> trees; ///< every edge's hop: the route from the child to its parent
+  std::vector<Edge> edges;                  ///< every edge of every tree
+  std::vector<std::vector<int>> parents;    ///< per tree, per member: its parent (-1: the root)
+  double max_latency_s = 0;                 ///< the largest edge latency
+  /** The rates of a pipeline of `chunks` chunks (pipeline_rates): of tree j's transfer of chunk i over the edge of
+   *  `child`, up or down, rate[j][(i * members + child) * 2 + up], bytes/s. */
+  struct Rates {
+    std::uint64_t chunks = 0;
+    std::vector<std::vector<double>> rate;
+  };
+  std::map<std::uint64_t, Rates> rates; ///< by number of chunks (at most kScheduledChunks)
+  /** Pipelines of more chunks take the rates of this many: their first and last chunks', a middle one's between. */
+  static constexpr std::uint64_t kScheduledChunks = 32;
+};
+/** @brief TreeFlows of `trees` (member ids of `group`; their hops are set here from the group's routes). */
+TreeFlows tree_flows_of(Group& group, std::vector<analytical::TreeShape> trees);
+/** @brief The rates of the trees' transfers in a pipeline of min(chunks, kScheduledChunks) chunks (learnt once per
+ *  number): the transfers are grouped as the message level would run them were every transfer equally long (the
+ *  recurrence of analytical::tree_allreduce_s in unit steps: a member does one transfer at a time, its children in
+ *  order, every tree from step 0), and each group's max-min rates (CommWorld::max_min_rates) are its transfers'. */
+const TreeFlows::Rates& pipeline_rates(Group& group, TreeFlows& trees, std::uint64_t chunks);
+/** @brief The pipelined trees' flow form (docs/collectives.md, "Pipelined trees at flow level"), run by one driver for
+ *  every member: tree j carries `bytes[j]` in chunks of pipeline_chunk_bytes(id, ...). It lasts as long as the
+ *  recurrence of each tree (analytical::tree_allreduce_s) with every transfer at its rate among those that run with
+ *  it (pipeline_rates): exact where no two transfers share a link, as the message level's recurrence is. The flows of
+ *  every edge at once (the reduce's, then the broadcast's) carry every byte through SimGrid (the link log, other
+ *  traffic), and the plan lasts at least as long as they do. */
+void tree_flow_plan(Group& group, TreeFlows& trees, const std::vector<std::uint64_t>& bytes, AlgorithmId id);
+
 /** @brief Binary tree (member r's children are 2r+1 and 2r+2, root 0), pipelined in chunks: reduce to the
  *  root, then broadcast. Each member does one transfer at a time (children in order). */
 class TreeAllreduce final : public Collective {
 public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  bool flow_plan(Group& group, std::uint64_t bytes) const override;
+  bool drivable(Group& group, std::uint64_t bytes) const override;
 };
 
 /** @brief Double binary tree (NCCL): two binary trees, each carrying half of the vector at the same time. The
@@ -72,6 +114,8 @@ public:
 class DoubleBinaryTree final : public Collective {
 public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  bool flow_plan(Group& group, std::uint64_t bytes) const override;
+  bool drivable(Group& group, std::uint64_t bytes) const override;
 };
 
 /** @brief Two levels: every rank of a node sends its vector to the node's leader (its lowest rank),
@@ -157,7 +201,13 @@ private:
 class NcclTree final : public Collective {
 public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
+  bool drivable(Group& group, std::uint64_t bytes) const override;
+  void drive(Group& group, std::uint64_t bytes) const override;
   static void run(Group& group, int self, std::uint64_t bytes, const NcclShape& shape);
+  /** True when run() hands the trees' flow form to Group::flow_call. */
+  static bool driven(const Group& group);
+  /** The plan run() hands to Group::flow_call, for every member at once (tree_flow_plan over NCCL's two trees). */
+  static void tree_plan(Group& group, std::uint64_t bytes, const NcclShape& shape);
 
 private:
   NcclShapes shapes_;

@@ -210,12 +210,19 @@ void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_
   received(self, landing.data(), landing.size());
 }
 
-void CommWorld::run_flows(const std::vector<Flow>& flows)
+void CommWorld::run_flows(const std::vector<Flow>& flows, std::vector<double>* durations)
 {
+  auto took = [](const sg4::CommPtr& c) { return c->get_finish_time() - c->get_start_time(); };
   // A stack's size factors keep the classes exact: outside staging copies (contended_) they depend on a flow's bytes
   // alone (install_factors), which the signature holds.
   if (!solo_ || contended_) {
-    finish_own(flows, start_own(flows)); // local: another lane's driver may run flows meanwhile
+    const std::vector<sg4::CommPtr> comms = start_own(flows); // local: another lane's driver may run flows meanwhile
+    finish_own(flows, comms);
+    if (durations != nullptr) {
+      durations->resize(flows.size());
+      for (std::size_t i = 0; i < flows.size(); ++i)
+        (*durations)[i] = took(comms[i]);
+    }
     return;
   }
   // Solo: these flows are all the network carries. Flows that share a link form a component; components with the same
@@ -249,6 +256,12 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
   const std::vector<sg4::CommPtr> comms = post(posted);
   for (const auto& c : comms)
     c->wait();
+  if (durations != nullptr) {
+    durations->resize(flows.size());
+    for (std::size_t c = 0; c < components.size(); ++c)
+      for (std::size_t k = 0; k < components[c].size(); ++k)
+        (*durations)[components[c][k]] = took(comms[first[c] + k]);
+  }
   if (!on_transfer_)
     return;
   const int channel = driver_channel();
@@ -259,7 +272,7 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
     }
 }
 
-void CommWorld::run_step(const std::vector<Flow>& flows)
+void CommWorld::run_step(const std::vector<Flow>& flows, std::vector<double>* durations)
 {
   const StackProfile& stack = options_.stack;
   double before_s = 0;
@@ -270,7 +283,7 @@ void CommWorld::run_step(const std::vector<Flow>& flows)
     before_s = std::max(before_s, s);
   }
   delay(before_s);
-  run_flows(flows);
+  run_flows(flows, durations);
   delay(stack.recv_overhead_s);
 }
 
@@ -404,6 +417,80 @@ const CommWorld::Route& CommWorld::cached_route(int from, int to) const
   return routes_.emplace(key, std::move(r)).first->second;
 }
 
+std::vector<double> CommWorld::max_min_rates(const std::vector<std::pair<int, int>>& ends) const
+{
+  const std::size_t n = ends.size();
+  std::vector<const Route*> routes(n);
+  for (std::size_t i = 0; i < n; ++i)
+    routes[i] = &cached_route(ends[i].first, ends[i].second);
+  // Transfers that share no link do not limit each other: solve each set joined by shared links (a component) alone.
+  std::vector<std::size_t> parent(n);
+  for (std::size_t i = 0; i < n; ++i)
+    parent[i] = i;
+  auto root = [&parent](std::size_t i) {
+    while (parent[i] != i)
+      i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  std::unordered_map<std::uint32_t, std::size_t> first_on; // link -> the first transfer crossing it
+  for (std::size_t i = 0; i < n; ++i)
+    for (const std::uint32_t id : routes[i]->shared_ids) {
+      const auto [it, fresh] = first_on.emplace(id, i);
+      if (!fresh)
+        parent[root(i)] = root(it->second);
+    }
+  std::unordered_map<std::size_t, std::vector<std::size_t>> components;
+  for (std::size_t i = 0; i < n; ++i)
+    components[root(i)].push_back(i);
+  std::vector<double> rate(n, std::numeric_limits<double>::infinity());
+  std::vector<char> fixed(n, 0);
+  std::unordered_map<std::uint32_t, std::pair<double, std::size_t>> links; // id -> (remaining bandwidth, unfixed)
+  for (const auto& [r, members] : components) {
+    // Progressive filling: the link whose fair share (remaining bandwidth over its unfixed transfers) is smallest, or
+    // the transfer whose route's narrowest link (a fat pipe's bandwidth included) is, fixes its transfers at that rate.
+    links.clear();
+    for (std::size_t i : members)
+      for (std::size_t k = 0; k < routes[i]->shared_ids.size(); ++k)
+        ++links.emplace(routes[i]->shared_ids[k], std::make_pair(routes[i]->shared_bandwidth[k], 0))
+              .first->second.second;
+    for (std::size_t left = members.size(); left > 0;) {
+      double level = std::numeric_limits<double>::infinity();
+      std::int64_t link = -1; // the limiting link; -1: the limiting transfer `alone`
+      std::size_t alone = n;
+      for (const auto& [id, l] : links)
+        if (l.second > 0 && l.first / double(l.second) < level) {
+          level = l.first / double(l.second);
+          link = id;
+        }
+      for (std::size_t i : members)
+        if (!fixed[i] && routes[i]->bandwidth < level) {
+          level = routes[i]->bandwidth;
+          link = -1;
+          alone = i;
+        }
+      if (link < 0 && alone == n) // nothing limits the rest (no link at all): unbounded
+        break;
+      level = std::max(level, 0.0); // rounding may leave a link a hair below zero
+      for (std::size_t i : members) {
+        if (fixed[i])
+          continue;
+        const auto& ids = routes[i]->shared_ids;
+        if (link >= 0 ? std::find(ids.begin(), ids.end(), static_cast<std::uint32_t>(link)) == ids.end() : i != alone)
+          continue;
+        rate[i] = level;
+        fixed[i] = 1;
+        --left;
+        for (const std::uint32_t id : ids) {
+          auto& l = links[id];
+          l.first -= level;
+          --l.second;
+        }
+      }
+    }
+  }
+  return rate;
+}
+
 int CommWorld::driver_channel() const
 {
   const auto driver = driver_channel_.find(sg4::this_actor::get_pid());
@@ -433,6 +520,19 @@ std::vector<sg4::CommPtr> CommWorld::start_own(const std::vector<Flow>& flows)
   for (const auto& f : flows)
     count(f);
   return post(flows);
+}
+
+void CommWorld::account(const Flow& f, double start_s, double end_s)
+{
+  count(f);
+  if (on_transfer_)
+    on_transfer_(f.from, f.to, f.bytes, start_s, end_s, driver_channel());
+}
+
+void CommWorld::load(const std::vector<Flow>& flows)
+{
+  for (const auto& c : post(flows))
+    c->wait();
 }
 
 void CommWorld::count(const Flow& f)

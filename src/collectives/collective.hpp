@@ -63,14 +63,22 @@ public:
    *  mailbox, no receiver actor), waits for all of them, then counts and reports each like a message. In a solo
    *  world (set_solo) the flows that share links form components, and of components that SimGrid's model cannot tell
    *  apart (the same bytes, latencies and bandwidths, sharing the same way) it runs one and gives the others its
-   *  times (docs/performance.md): a ring on a uniform cluster is a handful of SimGrid flows, not one per rank. */
-  void run_flows(const std::vector<Flow>& flows);
+   *  times (docs/performance.md): a ring on a uniform cluster is a handful of SimGrid flows, not one per rank.
+   *  `durations`, if given, receives each flow's time from its start to its end, in plan order. */
+  void run_flows(const std::vector<Flow>& flows, std::vector<double>* durations = nullptr);
   /** Flow level, one step of messages (rd's and hd's steps, the fold of a group that is not a power of two): every
    *  flow is one message, and the step costs what its slowest message costs at message level: before the flows the
    *  overhead (msg_overhead_s), the stack's send overhead, its copy and, above its eager limit, the rendezvous round
    *  trip; after them the stack's receive overhead. The stack's size factors SimGrid applies to each flow as to the
    *  message. On a uniform platform every message of a step costs the same: the message level exactly. */
-  void run_step(const std::vector<Flow>& flows);
+  void run_step(const std::vector<Flow>& flows, std::vector<double>* durations = nullptr);
+  /** Counts and reports a transfer that a flow form's own model timed (tree_flow_plan), from `start_s` to `end_s`
+   *  (absolute), on the calling driver's channel; SimGrid does not run it (its load, where other traffic may meet
+   *  it, goes through load()). */
+  void account(const Flow& flow, double start_s, double end_s);
+  /** Runs `flows` in SimGrid, all at once, and waits for them, neither counting nor reporting them: the load of a flow
+   *  form whose transfers are accounted by its model (account), for the other traffic that shares their links. */
+  void load(const std::vector<Flow>& flows);
   /** Solo: nothing but the flows of the run_flows call running uses the network while it runs (one communication
    *  stream, its plans run one at a time by one actor or Group::flow_call's driver, no other traffic:
    *  engine/phase.cpp), and the network model is SimGrid's exact alpha-beta (a stack's size factors apply per flow
@@ -104,6 +112,11 @@ public:
   const Route& cached_route(int from, int to) const;
   /** cached_route for the transfer on_transfer is reporting (from its caller when it has it: no lookup). */
   const Route& transfer_route(int from, int to) const;
+  /** The rate (bytes/s) each transfer (from, to) of `ends` gets from max-min sharing of the links it crosses, were
+   *  they all running with nothing else on the network: SimGrid's sharing (every link's bandwidth split fairly among
+   *  the transfers it limits, a fat pipe limiting each alone) frozen at one instant, without its latency phases and
+   *  without the rates rising as transfers end. */
+  std::vector<double> max_min_rates(const std::vector<std::pair<int, int>>& ends) const;
   /** Names of the links the route between two endpoints crosses, in order. */
   std::vector<std::string> route_link_names(int from, int to) const;
   /** How many allreduce calls `endpoint` made on `lane` before this one (for per-tensor round-robin placement). */
@@ -236,7 +249,14 @@ private:
 };
 
 /** @brief Keys of Group::cached. */
-enum CacheKey : int { kNcclRingLatencyKey = 1, kHierLayoutKey, kPsWorkersKey };
+enum CacheKey : int {
+  kNcclRingLatencyKey = 1,
+  kHierLayoutKey,
+  kPsWorkersKey,
+  kTreeFlowsKey,
+  kDbtreeFlowsKey,
+  kNcclTreeFlowsKey
+};
 
 /** @brief Some endpoints of a CommWorld seen as ranks 0..n-1: flat algorithms run over a Group, so the
  *  hierarchical one can run them among node leaders. */

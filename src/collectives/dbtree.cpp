@@ -1,4 +1,5 @@
 // Double binary tree allreduce: two complementary pipelined trees, each with half of the vector.
+#include "collectives/algorithm_table.hpp"
 #include "collectives/algorithms.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -10,6 +11,10 @@ void DoubleBinaryTree::allreduce(Group& g, int self, std::uint64_t bytes) const
   const int p = g.size();
   if (p <= 1)
     return;
+  if (drivable(g, bytes)) {
+    g.flow_call([&] { flow_plan(g, bytes); });
+    return;
+  }
   const TreeAllreduce tree;
   std::vector<int> mirrored(g.members().rbegin(), g.members().rend());
   // Channels 4c+1 and 4c+2 keep both trees apart from each other, from the caller's channel c, and from the
@@ -22,6 +27,29 @@ void DoubleBinaryTree::allreduce(Group& g, int self, std::uint64_t bytes) const
                                             [&] { tree.allreduce(second, p - 1 - self, half1); });
   tree.allreduce(first, self, half0);
   helper->join();
+}
+
+bool DoubleBinaryTree::drivable(Group& g, std::uint64_t /*bytes*/) const
+{
+  return g.size() > 1 && g.use_flow(AlgorithmId::Dbtree);
+}
+
+bool DoubleBinaryTree::flow_plan(Group& g, std::uint64_t bytes) const
+{
+  TreeFlows& t = g.cached_object<TreeFlows>(kDbtreeFlowsKey, [&] {
+    const int p = g.size();
+    analytical::TreeShape first = analytical::binary_heap(p);
+    analytical::TreeShape second; // the heap over the mirrored members: position i is member P-1-i
+    second.children.resize(static_cast<std::size_t>(p));
+    for (int i = 0; i < p; ++i) {
+      second.order.push_back(p - 1 - i);
+      for (int c : first.children[i])
+        second.children[p - 1 - i].push_back(p - 1 - c);
+    }
+    return tree_flows_of(g, {std::move(first), std::move(second)});
+  });
+  tree_flow_plan(g, t, {chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)}, AlgorithmId::Dbtree);
+  return true;
 }
 
 } // namespace ddlsim::collectives

@@ -28,7 +28,7 @@ bool volta(const char* gpu)
 void tree_part(Group& g, int self, std::uint64_t bytes, std::uint64_t chunk, const analytical::TreeShape& tree,
                int parent)
 {
-  const std::uint64_t chunks = bytes == 0 ? 1 : (bytes + chunk - 1) / chunk;
+  const std::uint64_t chunks = analytical::pipeline_chunks(bytes, chunk);
   const auto& children = tree.children[self];
   for (std::uint64_t i = 0; i < chunks; ++i) {
     const std::uint64_t size = chunk_bytes(bytes, chunks, i);
@@ -161,8 +161,36 @@ void NcclRing::allreduce(Group& g, int self, std::uint64_t bytes) const
     run(g, self, bytes, shapes_.of(g));
 }
 
+bool NcclTree::driven(const Group& g)
+{
+  return g.size() > 1 && g.use_flow(AlgorithmId::NcclTree);
+}
+
+void NcclTree::tree_plan(Group& g, std::uint64_t bytes, const NcclShape& shape)
+{
+  TreeFlows& t = g.cached_object<TreeFlows>(kNcclTreeFlowsKey, [&] {
+    return tree_flows_of(g, {shape.trees[0], shape.trees[1]});
+  });
+  tree_flow_plan(g, t, {chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)}, AlgorithmId::NcclTree);
+}
+
+bool NcclTree::drivable(Group& g, std::uint64_t /*bytes*/) const
+{
+  return driven(g);
+}
+
+void NcclTree::drive(Group& g, std::uint64_t bytes) const
+{
+  const NcclShape& shape = shapes_.of(g);
+  g.drive([&] { tree_plan(g, bytes, shape); });
+}
+
 void NcclTree::run(Group& g, int self, std::uint64_t bytes, const NcclShape& shape)
 {
+  if (driven(g)) {
+    g.flow_call([&] { tree_plan(g, bytes, shape); });
+    return;
+  }
   // Two channels, as DoubleBinaryTree: 4c+1 and 4c+2 (engine/phase.cpp keeps 4k for concurrent aggregations).
   Group first(g.world(), g.members(), 4 * g.channel() + 1);
   Group second(g.world(), g.members(), 4 * g.channel() + 2);
@@ -191,7 +219,9 @@ std::uint64_t nccl_wire_bytes(std::uint64_t bytes, double efficiency)
 
 bool Nccl::drivable(Group& g, std::uint64_t bytes) const
 {
-  return g.size() > 1 && nccl_choose(shapes_.of(g).topology, bytes).algo == NcclAlgo::Ring && NcclRing::driven(g);
+  if (g.size() <= 1)
+    return false;
+  return nccl_choose(shapes_.of(g).topology, bytes).algo == NcclAlgo::Ring ? NcclRing::driven(g) : NcclTree::driven(g);
 }
 
 Nccl::Call Nccl::enter(const NcclShape& shape, std::uint64_t bytes)
@@ -207,7 +237,12 @@ void Nccl::drive(Group& g, std::uint64_t bytes) const
   // last one does: the driver sleeps it once, when the last one arrives.
   const NcclShape& shape = shapes_.of(g);
   const Call call = enter(shape, bytes);
-  g.drive([&] { NcclRing::ring_plan(g, call.wire_bytes, shape); });
+  g.drive([&] {
+    if (call.algo == NcclAlgo::Ring)
+      NcclRing::ring_plan(g, call.wire_bytes, shape);
+    else
+      NcclTree::tree_plan(g, call.wire_bytes, shape);
+  });
 }
 
 void Nccl::allreduce(Group& g, int self, std::uint64_t bytes) const

@@ -1,16 +1,138 @@
-// Binary-tree allreduce, pipelined in chunks: reduce to member 0, then broadcast from it.
+// Binary-tree allreduce, pipelined in chunks: reduce to member 0, then broadcast from it; and the flow form of
+// pipelined trees (tree, dbtree, nccl-tree).
 #include "collectives/algorithm_table.hpp"
 #include "collectives/algorithms.hpp"
 
+#include <simgrid/s4u/Engine.hpp>
+
+#include <algorithm>
+
 namespace ddlsim::collectives {
+
+TreeFlows tree_flows_of(Group& g, std::vector<analytical::TreeShape> trees)
+{
+  TreeFlows f;
+  for (std::size_t j = 0; j < trees.size(); ++j) {
+    auto& t = trees[j];
+    t.up.assign(t.children.size(), analytical::Hop{});
+    f.parents.emplace_back(t.children.size(), -1);
+    for (int v : t.order)
+      for (int c : t.children[v]) {
+        f.parents.back()[c] = v;
+        t.up[c] = g.route(c, v);
+        f.max_latency_s = std::max(f.max_latency_s, t.up[c].alpha_s);
+        f.edges.push_back({static_cast<int>(j), c, v});
+      }
+  }
+  f.trees = std::move(trees);
+  return f;
+}
+
+const TreeFlows::Rates& pipeline_rates(Group& g, TreeFlows& t, std::uint64_t chunks)
+{
+  chunks = std::min(chunks, TreeFlows::kScheduledChunks);
+  auto& r = t.rates[chunks];
+  if (r.chunks == chunks)
+    return r;
+  // The recurrence in unit steps, both phases (the broadcast starts when the root has the last chunk: no transfer of
+  // the reduce runs with one of the broadcast): which step each transfer starts at.
+  struct Transfer {
+    int tree;
+    std::size_t slot; ///< (chunk * members + child) * 2 + up
+    int from, to;
+  };
+  std::vector<std::vector<Transfer>> steps;
+  r.rate.resize(t.trees.size());
+  for (std::size_t j = 0; j < t.trees.size(); ++j) {
+    const analytical::TreeShape& tree = t.trees[j];
+    const std::size_t members = tree.children.size();
+    r.rate[j].assign(chunks * members * 2, 0.0);
+    std::vector<std::size_t> clock(members, 0);
+    auto add = [&](std::uint64_t i, int child, int parent, bool up) {
+      const std::size_t step = std::max(clock[child], clock[parent]);
+      if (steps.size() <= step)
+        steps.resize(step + 1);
+      steps[step].push_back({static_cast<int>(j), (i * members + child) * 2 + (up ? 1 : 0),
+                             g.endpoint(up ? child : parent), g.endpoint(up ? parent : child)});
+      clock[child] = clock[parent] = step + 1;
+    };
+    for (std::uint64_t i = 0; i < chunks; ++i)
+      for (auto it = tree.order.rbegin(); it != tree.order.rend(); ++it)
+        for (int c : tree.children[*it])
+          add(i, c, *it, true);
+    for (std::uint64_t i = 0; i < chunks; ++i)
+      for (int v : tree.order)
+        for (int c : tree.children[v])
+          add(i, c, v, false);
+  }
+  std::vector<std::pair<int, int>> ends;
+  for (const auto& step : steps) {
+    ends.clear();
+    for (const auto& x : step)
+      ends.emplace_back(x.from, x.to);
+    const std::vector<double> rates = g.world().max_min_rates(ends);
+    for (std::size_t k = 0; k < step.size(); ++k)
+      r.rate[step[k].tree][step[k].slot] = rates[k];
+  }
+  r.chunks = chunks;
+  return r;
+}
+
+void tree_flow_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& bytes, AlgorithmId id)
+{
+  // The message level is each tree's recurrence with every transfer as long as SimGrid makes it: alpha + size / B
+  // without contention (a member does one transfer at a time, so where every member has links of its own no two
+  // transfers share one), longer where they share links (a node's GPUs its NIC). Here each transfer gets the rate
+  // max-min sharing gives it among the transfers that run with it (pipeline_rates).
+  const CollectiveOptions& o = g.options();
+  CommWorld& world = g.world();
+  const analytical::Costs costs{o.msg_overhead_s, o.reduce_s_per_byte};
+  const double start = simgrid::s4u::Engine::get_clock();
+  double end = 0;
+  for (std::size_t j = 0; j < t.trees.size(); ++j) {
+    const analytical::TreeShape& tree = t.trees[j];
+    const std::uint64_t chunk = pipeline_chunk_bytes(id, o, bytes[j]);
+    const std::uint64_t n = analytical::pipeline_chunks(bytes[j], chunk);
+    const TreeFlows::Rates& r = pipeline_rates(g, t, n);
+    const std::size_t members = tree.children.size();
+    const std::vector<double>& rate = r.rate[j];
+    const std::uint64_t half = r.chunks / 2;
+    auto time = [&](int child, bool up, std::uint64_t i, double size) {
+      // beyond the scheduled chunks: the first ones', a middle one's, the last ones'
+      const std::uint64_t s = n <= r.chunks ? i : i < half ? i : i >= n - (r.chunks - half) ? r.chunks - (n - i) : half;
+      return tree.up[child].alpha_s + size / rate[(s * members + child) * 2 + (up ? 1 : 0)];
+    };
+    auto seen = [&](int child, bool up, std::uint64_t, double size, double from_s, double to_s) {
+      const int a = g.endpoint(child), b = g.endpoint(t.parents[j][child]);
+      world.account({up ? a : b, up ? b : a, static_cast<std::uint64_t>(size)}, start + from_s, start + to_s);
+    };
+    end = std::max(end, analytical::tree_allreduce_s(tree, bytes[j], chunk, costs, time, seen));
+  }
+  if (!world.solo()) { // the load on the links, for the traffic that shares them: every edge's bytes at once, the
+                       // reduce's then the broadcast's; the plan lasts at least as long
+    std::vector<Flow> flows;
+    for (bool up : {true, false}) {
+      flows.clear();
+      for (const auto& e : t.edges)
+        flows.push_back(up ? Flow{g.endpoint(e.child), g.endpoint(e.parent), bytes[e.tree]}
+                           : Flow{g.endpoint(e.parent), g.endpoint(e.child), bytes[e.tree]});
+      world.load(flows);
+    }
+  }
+  CommWorld::delay(start + end - simgrid::s4u::Engine::get_clock());
+}
 
 void TreeAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
 {
   const int p = g.size();
   if (p <= 1)
     return;
+  if (drivable(g, bytes)) {
+    g.flow_call([&] { flow_plan(g, bytes); });
+    return;
+  }
   const std::uint64_t chunk = pipeline_chunk_bytes(AlgorithmId::Tree, g.options(), bytes);
-  const std::uint64_t chunks = bytes == 0 ? 1 : (bytes + chunk - 1) / chunk;
+  const std::uint64_t chunks = analytical::pipeline_chunks(bytes, chunk);
   std::vector<int> children;
   for (int c : {2 * self + 1, 2 * self + 2})
     if (c < p)
@@ -32,6 +154,19 @@ void TreeAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
     for (int c : children)
       g.send(self, c, size);
   }
+}
+
+bool TreeAllreduce::drivable(Group& g, std::uint64_t /*bytes*/) const
+{
+  return g.size() > 1 && g.use_flow(AlgorithmId::Tree);
+}
+
+bool TreeAllreduce::flow_plan(Group& g, std::uint64_t bytes) const
+{
+  TreeFlows& t =
+      g.cached_object<TreeFlows>(kTreeFlowsKey, [&] { return tree_flows_of(g, {analytical::binary_heap(g.size())}); });
+  tree_flow_plan(g, t, {bytes}, AlgorithmId::Tree);
+  return true;
 }
 
 } // namespace ddlsim::collectives

@@ -37,10 +37,11 @@ struct Run {
 /** Runs one allreduce of each of `sizes` over `hosts` with `algorithm` at `fidelity`, from a controller actor. */
 std::vector<Run> run_form(const std::vector<sg4::Host*>& hosts, const std::vector<int>& nodes,
                           const std::string& algorithm, collectives::CollectiveOptions o, Fidelity fidelity,
-                          const std::vector<std::uint64_t>& sizes, const std::string& tag)
+                          const std::vector<std::uint64_t>& sizes, const std::string& tag, bool solo = false)
 {
   o.fidelity = fidelity;
   collectives::CommWorld world(hosts, nodes, o, tag);
+  world.set_solo(solo);
   collectives::Group group(world);
   const auto spec = collectives::parse_algorithm(algorithm);
   const auto coll = collectives::make_collective(spec, o);
@@ -183,6 +184,11 @@ double hd_closed(int p, std::uint64_t m, const analytical::Hop& h, const analyti
 double ps_closed(int p, std::uint64_t m, const analytical::Hop& h, const analytical::Costs& c)
 {
   return analytical::ps_allreduce_s(p, 1, m, h, c);
+}
+double tree_closed(int p, std::uint64_t m, const analytical::Hop& h, const analytical::Costs& c)
+{
+  return analytical::tree_allreduce_s(p, m, collectives::effective_chunk_bytes(collectives::AlgorithmId::Tree, {}), h,
+                                      c);
 }
 
 } // namespace
@@ -427,6 +433,141 @@ TEST_CASE("flow-level parameter servers, 2 dedicated servers, round-robin tensor
   check_uniform("ps", {6}, nullptr, o, 2);
 }
 
+TEST_CASE("flow-level pipelined tree equals the message level and the closed form, P = 2, 5, 6, 16")
+{
+  // kSizes: one chunk, one chunk, 15 chunks of 1 MiB.
+  check_uniform("tree", {2, 5, 6, 16}, tree_closed);
+}
+
+TEST_CASE("flow-level pipelined tree in --chunks 7 (uneven chunks) equals the message level and the closed form")
+{
+  collectives::CollectiveOptions o = costly();
+  o.chunks = 7;
+  test::ProbeEngine engine(test::write_star_platform(star(16)));
+  const auto [message, flow] = both_forms(engine, "tree", o, kSizes);
+  for (std::size_t i = 0; i < kSizes.size(); ++i) {
+    // 3840 B in 7 chunks: 4 of 549 B and 3 of 548 B (the recurrence and the message level cut them alike).
+    const double closed =
+        analytical::tree_allreduce_s(16, kSizes[i], (kSizes[i] + 6) / 7, kHop, {o.msg_overhead_s, o.reduce_s_per_byte});
+    INFO(kSizes[i] << " B: message " << message[i].time_s << " s, flow " << flow[i].time_s << " s, closed form "
+                   << closed << " s");
+    CHECK(std::fabs(flow[i].time_s - closed) <= 1e-9 * closed);
+    // The message level's chunks one byte apart end within SimGrid's time resolution (surf/precision, 1 ns) of the
+    // recurrence: the completion dates it merges shift by less than a nanosecond (0.9 ns measured).
+    CHECK(std::fabs(flow[i].time_s - message[i].time_s) <= 1e-9 * message[i].time_s + 1e-9);
+    CHECK(flow[i].rank_bytes == message[i].rank_bytes);
+    CHECK(flow[i].reported_bytes == message[i].reported_bytes);
+    CHECK(flow[i].flows > 0);
+  }
+}
+
+TEST_CASE("flow-level NCCL trees inside one node (two chains) equal the message level, P = 2, 5, 8")
+{
+  // Both trees are the node's chain: each of their transfers shares its links with the other tree's, in the message
+  // level as in the max-min rates of the flow form.
+  check_uniform("nccl-tree", {2, 5, 8}, nullptr);
+}
+
+TEST_CASE("flow-level double binary tree on a uniform star equals the message level, P = 2, 5")
+{
+  check_uniform("dbtree", {2, 5}, nullptr);
+}
+
+TEST_CASE("flow-level double binary tree on a uniform star, P = 6, 16: one chunk exact, many within a measured band")
+{
+  // With many chunks the two trees' transfers share a member's links in the message level as in the flow form's
+  // max-min rates, but not in lock step (the flow form groups them as if every transfer were equally long): measured
+  // flow / message 1.050 (P = 6) and 1.092 (P = 16) at 15 chunks of 1 MiB; one chunk: equal.
+  test::ProbeEngine engine(test::write_star_platform(star(16)));
+  std::vector<std::vector<Run>> messages, flows;
+  sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts()[0]), [&] {
+    for (int p : {6, 16}) {
+      std::vector<sg4::Host*> hosts;
+      for (int r = 0; r < p; ++r)
+        hosts.push_back(sg4::Host::by_name(engine.gpu_hosts()[r]));
+      const std::vector<int> nodes(p, 0);
+      messages.push_back(
+          run_form(hosts, nodes, "dbtree", costly(), Fidelity::Message, kSizes, "m" + std::to_string(p)));
+      flows.push_back(run_form(hosts, nodes, "dbtree", costly(), Fidelity::Flow, kSizes, "f" + std::to_string(p)));
+    }
+  });
+  engine.engine().run();
+  for (std::size_t k = 0; k < 2; ++k)
+    for (std::size_t i = 0; i < kSizes.size(); ++i) {
+      const double ratio = flows[k][i].time_s / messages[k][i].time_s;
+      INFO("P = " << (k == 0 ? 6 : 16) << ", " << kSizes[i] << " B: flow / message = " << std::setprecision(9)
+                  << ratio);
+      if (kSizes[i] <= collectives::effective_chunk_bytes(collectives::AlgorithmId::Dbtree, {}))
+        CHECK(std::fabs(ratio - 1) <= 1e-9);
+      else
+        CHECK((ratio >= 1.0 && ratio <= 1.1));
+      CHECK(flows[k][i].rank_bytes == messages[k][i].rank_bytes);
+      CHECK(flows[k][i].reported_bytes == messages[k][i].reported_bytes);
+    }
+}
+
+TEST_CASE("flow-level pipelined trees in a solo world: the same times and bytes, every transfer reported, no flow")
+{
+  // A solo world hands SimGrid no flow of the trees' form (nothing else uses the network): it reports each chunk's
+  // transfer as its recurrence times it, as many as the message level makes.
+  test::ProbeEngine engine(test::write_star_platform(star(12)));
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  const std::vector<int> nodes{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2};
+  const std::vector<std::string> algorithms{"tree", "dbtree", "nccl-tree"};
+  std::vector<std::vector<Run>> messages, simulateds, solos;
+  sg4::Actor::create("controller", hosts[0], [&] {
+    for (const auto& a : algorithms) {
+      messages.push_back(run_form(hosts, nodes, a, costly(), Fidelity::Message, kSizes, "m" + a));
+      simulateds.push_back(run_form(hosts, nodes, a, costly(), Fidelity::Flow, kSizes, "f" + a));
+      solos.push_back(run_form(hosts, nodes, a, costly(), Fidelity::Flow, kSizes, "s" + a, true));
+    }
+  });
+  engine.engine().run();
+  for (std::size_t k = 0; k < algorithms.size(); ++k) {
+    const std::string& algorithm = algorithms[k];
+    const std::vector<Run>&message = messages[k], &simulated = simulateds[k], &solo = solos[k];
+    for (std::size_t i = 0; i < kSizes.size(); ++i) {
+      INFO(algorithm << ", " << kSizes[i] << " B: message " << message[i].time_s << " s, flow " << simulated[i].time_s
+                     << " s, solo " << solo[i].time_s << " s");
+      CHECK(std::fabs(solo[i].time_s - simulated[i].time_s) <= 1e-9 * simulated[i].time_s);
+      CHECK(solo[i].rank_bytes == message[i].rank_bytes);
+      CHECK(solo[i].reported_bytes == message[i].reported_bytes);
+      CHECK(solo[i].messages == message[i].messages);
+      CHECK(solo[i].flows == 0);
+      CHECK(simulated[i].flows > 0);
+    }
+  }
+}
+
+TEST_CASE("max-min rates: transfers into one host share its link, a transfer alone has its route's narrowest link")
+{
+  // Uniform star, 10 GB/s per host link (split-duplex: up and down apart). 0 -> 2 and 1 -> 2 share host 2's down
+  // link: 5 GB/s each; 3 -> 4 crosses no link another uses: 10 GB/s; 2 -> 0 uses host 2's up link (not its down
+  // link) and host 0's down link, which nothing else crosses: 10 GB/s. Then three into host 5 (10/3 GB/s each) and one
+  // of them also out of host 3 with 3 -> 6: host 3's up link carries two, 5 GB/s each, but 3 -> 5 is held to 10/3 by
+  // host 5's link, so 3 -> 6 gets the 6.67 GB/s it leaves.
+  test::ProbeEngine engine(test::write_star_platform(star(8)));
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  collectives::CommWorld world(hosts, std::vector<int>(8, 0), {}, "r");
+  const double b = kHop.bandwidth_bytes_per_s;
+  const auto first = world.max_min_rates({{0, 2}, {1, 2}, {3, 4}, {2, 0}});
+  REQUIRE(first.size() == 4);
+  CHECK(first[0] == Approx(b / 2).epsilon(1e-12));
+  CHECK(first[1] == Approx(b / 2).epsilon(1e-12));
+  CHECK(first[2] == Approx(b).epsilon(1e-12));
+  CHECK(first[3] == Approx(b).epsilon(1e-12));
+  const auto second = world.max_min_rates({{0, 5}, {1, 5}, {3, 5}, {3, 6}});
+  REQUIRE(second.size() == 4);
+  for (int i = 0; i < 3; ++i)
+    CHECK(second[i] == Approx(b / 3).epsilon(1e-12));
+  CHECK(second[3] == Approx(b - b / 3).epsilon(1e-12));
+  CHECK(world.max_min_rates({}).empty());
+}
+
 namespace {
 
 /** hier with `inter` among the leaders of `nodes` nodes of `per_node` ranks on the uniform star. */
@@ -476,6 +617,11 @@ TEST_CASE("flow-level hier over hd equals the message level on a uniform star, 6
 TEST_CASE("flow-level hier over ps equals the message level on a uniform star, 4 nodes x 3")
 {
   check_hier("ps", 4, 3);
+}
+
+TEST_CASE("flow-level hier over tree equals the message level on a uniform star, 6 nodes x 2")
+{
+  check_hier("tree", 6, 2);
 }
 
 TEST_CASE("flow-level hier on 2 nodes x 4 NVLink GPUs over EDR equals its closed form, as the message level does")
@@ -565,6 +711,21 @@ TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: flow-level ps
 TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: flow-level hier within its measured band")
 {
   check_contended("hier", 0.999, 1.001); // measured: 1.000 at every size
+}
+
+TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: flow-level tree within its measured band")
+{
+  check_contended("tree", 0.88, 1.02); // measured: 1.003, 0.902, 0.952 (64 KiB, 4 MiB, 64 MiB)
+}
+
+TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: flow-level dbtree within its measured band")
+{
+  check_contended("dbtree", 0.95, 1.11); // measured: 1.013, 0.973, 1.087
+}
+
+TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: flow-level nccl-tree within its measured band")
+{
+  check_contended("nccl-tree", 0.97, 1.05); // measured: 1.027, 1.003, 0.988
 }
 
 TEST_CASE("contended fat tree (4:1, shared PCIe and NIC), 32 GPUs: the ring's message level step by step in its band")
