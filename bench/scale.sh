@@ -11,8 +11,9 @@
 # usage: bash bench/scale.sh [options]            (from the repository root; needs GNU time, /usr/bin/time)
 #   --ddlsim PATH          binary (default build/ddlsim)
 #   --sizes LIST           GPU counts, comma separated (default 64,256,1024,4096,16384; each a multiple of 8)
-#   --algorithms LIST      algorithms (default ring,tree,dbtree,nccl-tree,nccl,hd,rd,hier:ring,hier:rd,hier:hd,
-#                          hier:tree,hier:dbtree,hier:ps,ps; hier:X is --algorithm hier --inter-algorithm X)
+#   --algorithms LIST      algorithms (default ring, then tree, dbtree, nccl-tree, nccl, rd, hier:tree, hier:dbtree
+#                          each also as X/flow, hd, the other hier:X and ps; hier:X is --algorithm hier
+#                          --inter-algorithm X, X/F adds --fidelity F)
 #   --no-sizes             skip the size table
 #   --no-sweep             skip the schedules/stacks sweep at 1,024 GPUs
 #   --sweep-gpus N         GPU count of the sweep (default 1024)
@@ -22,7 +23,7 @@
 set -uo pipefail
 ddlsim=build/ddlsim
 sizes=64,256,1024,4096,16384
-algorithms=ring,tree,dbtree,nccl-tree,nccl,hd,rd,hier:ring,hier:rd,hier:hd,hier:tree,hier:dbtree,hier:ps,ps
+algorithms=ring,tree,tree/flow,dbtree,dbtree/flow,nccl-tree,nccl-tree/flow,nccl,nccl/flow,hd,rd,rd/flow,hier:ring,hier:rd,hier:hd,hier:tree,hier:tree/flow,hier:dbtree,hier:dbtree/flow,hier:ps,ps
 do_sizes=1
 do_sweep=1
 sweep_gpus=1024
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
   --sweep-gpus) sweep_gpus=$2; shift 2 ;;
   --no-message) do_message=0; shift ;;
   --message-gpus) message_gpus=$2; shift 2 ;;
-  -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
   *) echo "bench/scale.sh: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
   esac
 done
@@ -95,9 +96,12 @@ if [ $do_sizes -eq 1 ]; then
   IFS=, read -ra algorithm_list <<<"$algorithms"
   for gpus in "${size_list[@]}"; do
     for alg in "${algorithm_list[@]}"; do
-      case $alg in
-      hier:*) run "$alg" "$gpus" --algorithm hier --inter-algorithm "${alg#hier:}" ;;
-      *) run "$alg" "$gpus" --algorithm "$alg" ;;
+      name=${alg%/*}
+      extra=()
+      [ "$name" != "$alg" ] && extra=(--fidelity "${alg##*/}")
+      case $name in
+      hier:*) run "$alg" "$gpus" --algorithm hier --inter-algorithm "${name#hier:}" "${extra[@]}" ;;
+      *) run "$alg" "$gpus" --algorithm "$name" "${extra[@]}" ;;
       esac
     done
   done
