@@ -210,19 +210,12 @@ void CommWorld::exchange(int self, const std::vector<std::pair<int, std::uint64_
   received(self, landing.data(), landing.size());
 }
 
-void CommWorld::run_flows(const std::vector<Flow>& flows, std::vector<double>* durations)
+void CommWorld::run_flows(const std::vector<Flow>& flows)
 {
-  auto took = [](const sg4::CommPtr& c) { return c->get_finish_time() - c->get_start_time(); };
   // A stack's size factors keep the classes exact: outside staging copies (contended_) they depend on a flow's bytes
   // alone (install_factors), which the signature holds.
   if (!solo_ || contended_) {
-    const std::vector<sg4::CommPtr> comms = start_own(flows); // local: another lane's driver may run flows meanwhile
-    finish_own(flows, comms);
-    if (durations != nullptr) {
-      durations->resize(flows.size());
-      for (std::size_t i = 0; i < flows.size(); ++i)
-        (*durations)[i] = took(comms[i]);
-    }
+    finish_own(flows, start_own(flows)); // local: another lane's driver may run flows meanwhile
     return;
   }
   // Solo: these flows are all the network carries. Flows that share a link form a component; components with the same
@@ -256,12 +249,6 @@ void CommWorld::run_flows(const std::vector<Flow>& flows, std::vector<double>* d
   const std::vector<sg4::CommPtr> comms = post(posted);
   for (const auto& c : comms)
     c->wait();
-  if (durations != nullptr) {
-    durations->resize(flows.size());
-    for (std::size_t c = 0; c < components.size(); ++c)
-      for (std::size_t k = 0; k < components[c].size(); ++k)
-        (*durations)[components[c][k]] = took(comms[first[c] + k]);
-  }
   if (!on_transfer_)
     return;
   const int channel = driver_channel();
@@ -272,7 +259,7 @@ void CommWorld::run_flows(const std::vector<Flow>& flows, std::vector<double>* d
     }
 }
 
-void CommWorld::run_step(const std::vector<Flow>& flows, std::vector<double>* durations)
+void CommWorld::run_step(const std::vector<Flow>& flows)
 {
   const StackProfile& stack = options_.stack;
   double before_s = 0;
@@ -283,7 +270,7 @@ void CommWorld::run_step(const std::vector<Flow>& flows, std::vector<double>* du
     before_s = std::max(before_s, s);
   }
   delay(before_s);
-  run_flows(flows, durations);
+  run_flows(flows);
   delay(stack.recv_overhead_s);
 }
 
@@ -417,35 +404,18 @@ const CommWorld::Route& CommWorld::cached_route(int from, int to) const
   return routes_.emplace(key, std::move(r)).first->second;
 }
 
-std::vector<double> CommWorld::max_min_rates(const std::vector<std::pair<int, int>>& ends) const
+std::vector<double> CommWorld::max_min_rates(const std::vector<std::pair<int, int>>& ends)
 {
   const std::size_t n = ends.size();
   std::vector<const Route*> routes(n);
   for (std::size_t i = 0; i < n; ++i)
     routes[i] = &cached_route(ends[i].first, ends[i].second);
-  // Transfers that share no link do not limit each other: solve each set joined by shared links (a component) alone.
-  std::vector<std::size_t> parent(n);
-  for (std::size_t i = 0; i < n; ++i)
-    parent[i] = i;
-  auto root = [&parent](std::size_t i) {
-    while (parent[i] != i)
-      i = parent[i] = parent[parent[i]];
-    return i;
-  };
-  std::unordered_map<std::uint32_t, std::size_t> first_on; // link -> the first transfer crossing it
-  for (std::size_t i = 0; i < n; ++i)
-    for (const std::uint32_t id : routes[i]->shared_ids) {
-      const auto [it, fresh] = first_on.emplace(id, i);
-      if (!fresh)
-        parent[root(i)] = root(it->second);
-    }
-  std::unordered_map<std::size_t, std::vector<std::size_t>> components;
-  for (std::size_t i = 0; i < n; ++i)
-    components[root(i)].push_back(i);
+  // Transfers that share no link do not limit each other: each component is solved alone.
+  const std::vector<std::vector<std::size_t>> components = flow_components(routes);
   std::vector<double> rate(n, std::numeric_limits<double>::infinity());
   std::vector<char> fixed(n, 0);
   std::unordered_map<std::uint32_t, std::pair<double, std::size_t>> links; // id -> (remaining bandwidth, unfixed)
-  for (const auto& [r, members] : components) {
+  for (const auto& members : components) {
     // Progressive filling: the link whose fair share (remaining bandwidth over its unfixed transfers) is smallest, or
     // the transfer whose route's narrowest link (a fat pipe's bandwidth included) is, fixes its transfers at that rate.
     links.clear();

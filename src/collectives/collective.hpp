@@ -63,15 +63,14 @@ public:
    *  mailbox, no receiver actor), waits for all of them, then counts and reports each like a message. In a solo
    *  world (set_solo) the flows that share links form components, and of components that SimGrid's model cannot tell
    *  apart (the same bytes, latencies and bandwidths, sharing the same way) it runs one and gives the others its
-   *  times (docs/performance.md): a ring on a uniform cluster is a handful of SimGrid flows, not one per rank.
-   *  `durations`, if given, receives each flow's time from its start to its end, in plan order. */
-  void run_flows(const std::vector<Flow>& flows, std::vector<double>* durations = nullptr);
+   *  times (docs/performance.md): a ring on a uniform cluster is a handful of SimGrid flows, not one per rank. */
+  void run_flows(const std::vector<Flow>& flows);
   /** Flow level, one step of messages (rd's and hd's steps, the fold of a group that is not a power of two): every
    *  flow is one message, and the step costs what its slowest message costs at message level: before the flows the
    *  overhead (msg_overhead_s), the stack's send overhead, its copy and, above its eager limit, the rendezvous round
    *  trip; after them the stack's receive overhead. The stack's size factors SimGrid applies to each flow as to the
    *  message. On a uniform platform every message of a step costs the same: the message level exactly. */
-  void run_step(const std::vector<Flow>& flows, std::vector<double>* durations = nullptr);
+  void run_step(const std::vector<Flow>& flows);
   /** Counts and reports a transfer that a flow form's own model timed (tree_flow_plan), from `start_s` to `end_s`
    *  (absolute), on the calling driver's channel; SimGrid does not run it (its load, where other traffic may meet
    *  it, goes through load()). */
@@ -116,7 +115,7 @@ public:
    *  they all running with nothing else on the network: SimGrid's sharing (every link's bandwidth split fairly among
    *  the transfers it limits, a fat pipe limiting each alone) frozen at one instant, without its latency phases and
    *  without the rates rising as transfers end. */
-  std::vector<double> max_min_rates(const std::vector<std::pair<int, int>>& ends) const;
+  std::vector<double> max_min_rates(const std::vector<std::pair<int, int>>& ends);
   /** Names of the links the route between two endpoints crosses, in order. */
   std::vector<std::string> route_link_names(int from, int to) const;
   /** How many allreduce calls `endpoint` made on `lane` before this one (for per-tensor round-robin placement). */
@@ -174,8 +173,8 @@ private:
   void count(const Flow& f);
   /** Hands `flows` to SimGrid as host-to-host transfers, all started in one simcall (uncounted). */
   std::vector<simgrid::s4u::CommPtr> post(const std::vector<Flow>& flows);
-  /** run_flows in a solo world: the flows whose routes are `routes` joined by the links they share (indices, in plan
-   *  order). */
+  /** The flows whose routes are `routes` joined by the links they share (indices, in plan order): run_flows' components
+   *  in a solo world, and max_min_rates'. */
   std::vector<std::vector<std::size_t>> flow_components(const std::vector<const Route*>& routes);
   /** What run_flows needs of a plan that depends on its flows' endpoints alone: their routes, their components, and
    *  per component the number of its shape (component_shape). */
