@@ -79,6 +79,10 @@ struct TreeFlows {
   struct Rates {
     std::uint64_t chunks = 0;
     std::vector<std::vector<double>> rate;
+    /** The rate of tree j's (of `members` members) transfer of chunk i of a pipeline of n chunks over the edge of
+     *  `child`: its own where n <= chunks; beyond, the first chunks' for the first chunks / 2, the last chunks' for
+     *  the last ones, and in between that of chunk chunks / 2 (a pipeline in its steady state). */
+    double of(std::size_t j, std::size_t members, std::uint64_t n, std::uint64_t i, int child, bool up) const;
   };
   std::map<std::uint64_t, Rates> rates; ///< by number of chunks (at most kScheduledChunks)
   /** Pipelines of more chunks take the rates of this many: their first and last chunks', a middle one's between. */
@@ -91,6 +95,8 @@ TreeFlows tree_flows_of(Group& group, std::vector<analytical::TreeShape> trees);
  *  recurrence of analytical::tree_allreduce_s in unit steps: a member does one transfer at a time, its children in
  *  order, every tree from step 0), and each group's max-min rates (CommWorld::max_min_rates) are its transfers'. */
 const TreeFlows::Rates& pipeline_rates(Group& group, TreeFlows& trees, std::uint64_t chunks);
+/** @brief pipeline_rates' rates for exactly `chunks` chunks, computed anew (no cap, nothing kept). */
+TreeFlows::Rates schedule_rates(Group& group, const TreeFlows& trees, std::uint64_t chunks);
 /** @brief The pipelined trees' flow form (docs/collectives.md, "Pipelined trees at flow level"), run by one driver for
  *  every member: tree j carries `bytes[j]` in chunks of pipeline_chunk_bytes(id, ...). It lasts as long as the
  *  recurrence of each tree (analytical::tree_allreduce_s) with every transfer at its rate among those that run with

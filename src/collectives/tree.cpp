@@ -28,12 +28,26 @@ TreeFlows tree_flows_of(Group& g, std::vector<analytical::TreeShape> trees)
   return f;
 }
 
+double TreeFlows::Rates::of(std::size_t j, std::size_t members, std::uint64_t n, std::uint64_t i, int child,
+                            bool up) const
+{
+  const std::uint64_t half = chunks / 2;
+  const std::uint64_t s = n <= chunks ? i : i < half ? i : i >= n - (chunks - half) ? chunks - (n - i) : half;
+  return rate[j][(s * members + static_cast<std::size_t>(child)) * 2 + (up ? 1 : 0)];
+}
+
 const TreeFlows::Rates& pipeline_rates(Group& g, TreeFlows& t, std::uint64_t chunks)
 {
   chunks = std::min(chunks, TreeFlows::kScheduledChunks);
   auto& r = t.rates[chunks];
-  if (r.chunks == chunks)
-    return r;
+  if (r.chunks != chunks)
+    r = schedule_rates(g, t, chunks);
+  return r;
+}
+
+TreeFlows::Rates schedule_rates(Group& g, const TreeFlows& t, std::uint64_t chunks)
+{
+  TreeFlows::Rates r;
   // The recurrence in unit steps, both phases (the broadcast starts when the root has the last chunk: no transfer of
   // the reduce runs with one of the broadcast): which step each transfer starts at.
   struct Transfer {
@@ -95,12 +109,8 @@ void tree_flow_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& by
     const std::uint64_t n = analytical::pipeline_chunks(bytes[j], chunk);
     const TreeFlows::Rates& r = pipeline_rates(g, t, n);
     const std::size_t members = tree.children.size();
-    const std::vector<double>& rate = r.rate[j];
-    const std::uint64_t half = r.chunks / 2;
     auto time = [&](int child, bool up, std::uint64_t i, double size) {
-      // beyond the scheduled chunks: the first ones', a middle one's, the last ones'
-      const std::uint64_t s = n <= r.chunks ? i : i < half ? i : i >= n - (r.chunks - half) ? r.chunks - (n - i) : half;
-      return tree.up[child].alpha_s + size / rate[(s * members + child) * 2 + (up ? 1 : 0)];
+      return tree.up[child].alpha_s + size / r.of(j, members, n, i, child, up);
     };
     auto seen = [&](int child, bool up, std::uint64_t, double size, double from_s, double to_s) {
       const int a = g.endpoint(child), b = g.endpoint(t.parents[j][child]);

@@ -3,6 +3,7 @@
 // platforms (to 1e-9), and their measured difference on contended ones (docs/collectives.md, "Fidelity").
 #include "analytical/alpha_beta.hpp"
 #include "collectives/algorithm_table.hpp"
+#include "collectives/algorithms.hpp"
 #include "collectives/collective.hpp"
 #include "platform/cluster_spec.hpp"
 #include "sim/probe.hpp"
@@ -566,6 +567,67 @@ TEST_CASE("max-min rates: transfers into one host share its link, a transfer alo
     CHECK(second[i] == Approx(b / 3).epsilon(1e-12));
   CHECK(second[3] == Approx(b - b / 3).epsilon(1e-12));
   CHECK(world.max_min_rates({}).empty());
+}
+
+TEST_CASE("pipelined trees: a pipeline longer than the scheduled chunks takes the rates its own schedule gives")
+{
+  // The binary heap over the contended fat tree's 32 GPUs: 64 chunks scheduled in full give every transfer the rate
+  // that the 32 scheduled ones give its chunk (the first 16 theirs, the last 16 the last 16's, the others chunk 16's):
+  // the unit-step schedule is periodic once the pipeline is full, as it is after a few chunks at depth 5.
+  platform::ClusterSpec s;
+  s.nodes = 8;
+  s.gpus_per_node = 4;
+  s.gpu = "V100-PCIe";
+  s = platform::resolve_cluster_spec(s, {"pcie", "ib100", "star"}, platform::SpecNaming::Options);
+  s.topology = platform::Topology::FatTree;
+  s.nodes_per_leaf = 2;
+  s.oversubscription = 4;
+  test::ProbeEngine engine(s);
+  std::vector<sg4::Host*> hosts;
+  std::vector<int> nodes;
+  for (const auto& name : engine.gpu_hosts()) {
+    hosts.push_back(sg4::Host::by_name(name));
+    nodes.push_back(std::stoi(name.substr(4)));
+  }
+  collectives::CommWorld world(hosts, nodes, {}, "r");
+  collectives::Group group(world);
+  const int p = static_cast<int>(hosts.size());
+  REQUIRE(p == 32);
+  collectives::TreeFlows t = collectives::tree_flows_of(group, {analytical::binary_heap(p)});
+  const std::uint64_t n = 2 * collectives::TreeFlows::kScheduledChunks;
+  const collectives::TreeFlows::Rates full = collectives::schedule_rates(group, t, n);
+  const collectives::TreeFlows::Rates& capped = collectives::pipeline_rates(group, t, n);
+  REQUIRE(capped.chunks == collectives::TreeFlows::kScheduledChunks);
+  std::size_t shared = 0; // transfers slowed by another (the rates are not all the links' own)
+  for (std::uint64_t i = 0; i < n; ++i)
+    for (int child = 1; child < p; ++child)
+      for (bool up : {true, false}) {
+        const double own = full.of(0, p, n, i, child, up), mapped = capped.of(0, p, n, i, child, up);
+        INFO("chunk " << i << ", child " << child << (up ? " up" : " down") << ": " << own << " vs " << mapped);
+        CHECK(mapped == Approx(own).epsilon(1e-12));
+        shared += own < full.of(0, p, n, 0, child, up) ? 1 : 0;
+      }
+  CHECK(shared > 0); // the pipeline's sharing changes from its first chunk on: the mapping is seen
+}
+
+TEST_CASE("max-min rates: a fat pipe limits each transfer alone, not their sum")
+{
+  // The same star with a 4 GB/s FATPIPE backbone in every route: 0 -> 1 and 2 -> 3 get 4 GB/s each (the backbone
+  // holds each, their sum is 8); 0 -> 1, 0 -> 2 share host 0's up link (5 GB/s each) but the backbone holds each to
+  // 4 GB/s; 0 -> 1, 0 -> 2, 0 -> 3 share it three ways: 3.33 GB/s, under the backbone's 4.
+  test::StarSpec spec = star(4);
+  spec.backbone_bytes_per_s = 4e9;
+  test::ProbeEngine engine(test::write_star_platform(spec));
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  collectives::CommWorld world(hosts, std::vector<int>(4, 0), {}, "r");
+  for (double r : world.max_min_rates({{0, 1}, {2, 3}}))
+    CHECK(r == Approx(4e9).epsilon(1e-12));
+  for (double r : world.max_min_rates({{0, 1}, {0, 2}}))
+    CHECK(r == Approx(4e9).epsilon(1e-12));
+  for (double r : world.max_min_rates({{0, 1}, {0, 2}, {0, 3}}))
+    CHECK(r == Approx(10e9 / 3).epsilon(1e-12));
 }
 
 namespace {

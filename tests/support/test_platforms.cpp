@@ -70,10 +70,14 @@ std::string write_star_platform(const StarSpec& spec)
   for (std::size_t i = 0; i < names.size(); ++i)
     x << "    <link id=\"l" << i << "\" bandwidth=\"" << spec.link_bytes_per_s << "Bps\" latency=\""
       << spec.link_latency_s << "s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+  if (spec.backbone_bytes_per_s > 0) // a switch backplane: limits each flow, not their sum
+    x << "    <link id=\"bb\" bandwidth=\"" << spec.backbone_bytes_per_s
+      << "Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n";
+  const std::string backbone = spec.backbone_bytes_per_s > 0 ? "<link_ctn id=\"bb\"/>" : "";
   for (std::size_t i = 0; i < names.size(); ++i)
     for (std::size_t j = i + 1; j < names.size(); ++j)
       x << "    <route src=\"" << names[i] << "\" dst=\"" << names[j] << "\"><link_ctn id=\"l" << i
-        << "\" direction=\"UP\"/><link_ctn id=\"l" << j << "\" direction=\"DOWN\"/></route>\n";
+        << "\" direction=\"UP\"/>" << backbone << "<link_ctn id=\"l" << j << "\" direction=\"DOWN\"/></route>\n";
   x << "  </zone>\n</platform>\n";
 
   return write_temporary_xml(x.str());
