@@ -100,9 +100,10 @@ TreeFlows::Rates schedule_rates(Group& group, const TreeFlows& trees, std::uint6
 /** @brief The pipelined trees' flow form (docs/collectives.md, "Pipelined trees at flow level"), run by one driver for
  *  every member: tree j carries `bytes[j]` in chunks of pipeline_chunk_bytes(id, ...). It lasts as long as the
  *  recurrence of each tree (analytical::tree_allreduce_s) with every transfer at its rate among those that run with
- *  it (pipeline_rates): exact where no two transfers share a link, as the message level's recurrence is. The flows of
- *  every edge at once (the reduce's, then the broadcast's) carry every byte through SimGrid (the link log, other
- *  traffic), and the plan lasts at least as long as they do. */
+ *  it (pipeline_rates): exact where no two transfers share a link, as the message level's recurrence is. Every
+ *  chunk's transfer is counted and reported at the recurrence's times (CommWorld::account). Outside a solo world the
+ *  plan also loads SimGrid with every edge's bytes at once, the reduce's then the broadcast's (CommWorld::load), for
+ *  the traffic that shares their links, and lasts at least as long as they take. */
 void tree_flow_plan(Group& group, TreeFlows& trees, const std::vector<std::uint64_t>& bytes, AlgorithmId id);
 
 /** @brief Binary tree (member r's children are 2r+1 and 2r+2, root 0), pipelined in chunks: reduce to the
