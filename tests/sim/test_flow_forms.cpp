@@ -115,6 +115,21 @@ test::StarSpec star(int p, int servers = 0)
   return s;
 }
 
+/** 8 nodes x 4 V100-PCIe GPUs (the GPUs of a node share its PCIe switch and NIC), ib100, fat tree of 2 nodes per leaf,
+ *  4:1 oversubscribed: the contended platform of the bands below. */
+platform::ClusterSpec contended_fat_tree()
+{
+  platform::ClusterSpec s;
+  s.nodes = 8;
+  s.gpus_per_node = 4;
+  s.gpu = "V100-PCIe";
+  s = platform::resolve_cluster_spec(s, {"pcie", "ib100", "star"}, platform::SpecNaming::Options);
+  s.topology = platform::Topology::FatTree;
+  s.nodes_per_leaf = 2;
+  s.oversubscription = 4;
+  return s;
+}
+
 collectives::CollectiveOptions costly()
 {
   collectives::CollectiveOptions o;
@@ -574,15 +589,7 @@ TEST_CASE("pipelined trees: a pipeline longer than the scheduled chunks takes th
   // The binary heap over the contended fat tree's 32 GPUs: 64 chunks scheduled in full give every transfer the rate
   // that the 32 scheduled ones give its chunk (the first 16 theirs, the last 16 the last 16's, the others chunk 16's):
   // the unit-step schedule is periodic once the pipeline is full, as it is after a few chunks at depth 5.
-  platform::ClusterSpec s;
-  s.nodes = 8;
-  s.gpus_per_node = 4;
-  s.gpu = "V100-PCIe";
-  s = platform::resolve_cluster_spec(s, {"pcie", "ib100", "star"}, platform::SpecNaming::Options);
-  s.topology = platform::Topology::FatTree;
-  s.nodes_per_leaf = 2;
-  s.oversubscription = 4;
-  test::ProbeEngine engine(s);
+  test::ProbeEngine engine(contended_fat_tree());
   std::vector<sg4::Host*> hosts;
   std::vector<int> nodes;
   for (const auto& name : engine.gpu_hosts()) {
@@ -707,15 +714,7 @@ namespace {
 std::vector<double> contended_ratios(const std::string& algorithm, const std::vector<std::uint64_t>& sizes,
                                      int member_flows_above_ranks = 1024, Fidelity fast = Fidelity::Flow)
 {
-  platform::ClusterSpec s;
-  s.nodes = 8;
-  s.gpus_per_node = 4;
-  s.gpu = "V100-PCIe";
-  s = platform::resolve_cluster_spec(s, {"pcie", "ib100", "star"}, platform::SpecNaming::Options);
-  s.topology = platform::Topology::FatTree;
-  s.nodes_per_leaf = 2;
-  s.oversubscription = 4;
-  test::ProbeEngine engine(s);
+  test::ProbeEngine engine(contended_fat_tree());
   collectives::CollectiveOptions o;
   o.inter_algorithm = collectives::AlgorithmId::Ring;
   o.member_flows_above_ranks = member_flows_above_ranks;
