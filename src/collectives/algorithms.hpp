@@ -63,17 +63,8 @@ public:
 /** @brief The pipelined trees a flow plan runs at once (tree: one; dbtree, nccl-tree: two, each with half of the
  *  vector), over a group's members, with what the plan needs of them, learnt once per group (tree_flows_of). */
 struct TreeFlows {
-  /** One edge of one of the trees: member `child` sends to member `parent` in the reduce, the other way in the
-   *  broadcast. */
-  struct Edge {
-    int tree;
-    int child;
-    int parent;
-  };
   std::vector<analytical::TreeShape> trees; ///< every edge's hop: the route from the child to its parent
-  std::vector<Edge> edges;                  ///< every edge of every tree
   std::vector<std::vector<int>> parents;    ///< per tree, per member: its parent (-1: the root)
-  double max_latency_s = 0;                 ///< the largest edge latency
   /** The rates of a pipeline of `chunks` chunks (pipeline_rates): of tree j's transfer of chunk i over the edge of
    *  `child`, up or down, rate[j][(i * members + child) * 2 + up], bytes/s. */
   struct Rates {

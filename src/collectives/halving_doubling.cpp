@@ -49,10 +49,10 @@ bool HalvingDoubling::flow_plan(Group& g, std::uint64_t bytes) const
   // The message level's steps for every member at once: each reduce-scatter step is one flow per member to its
   // partner (the half it gives), after the overheads (CommWorld::run_step: with a stack's costs per message), then the
   // reductions of the kept halves (the largest one); the allgather runs the same partners in reverse, each member
-  // sending what it holds. On a uniform platform this equals
-  // the message level exactly; every step waits for its slowest pair, where the message level lets a pair that is done
-  // go on (docs/collectives.md, "Fidelity"). Each step's flows, run together, split into components of the pairs that
-  // share links, which a solo world simulates once per class (CommWorld::run_flows).
+  // sending what it holds. On a uniform platform this equals the message level exactly; every step waits for its
+  // slowest pair, where the message level lets a pair that is done go on (docs/collectives.md, "Fidelity"). Each step's
+  // flows, run together, split into components of the pairs that share links, which a solo world simulates once per
+  // class (CommWorld::run_flows).
   run_folded_flows(g, bytes, [&](const PowerOfTwoFold& fold) {
     const CollectiveOptions& o = g.options();
     const int steps = log2_of(fold.p2);

@@ -12,16 +12,13 @@ namespace ddlsim::collectives {
 TreeFlows tree_flows_of(Group& g, std::vector<analytical::TreeShape> trees)
 {
   TreeFlows f;
-  for (std::size_t j = 0; j < trees.size(); ++j) {
-    auto& t = trees[j];
+  for (auto& t : trees) {
     t.up.assign(t.children.size(), analytical::Hop{});
     f.parents.emplace_back(t.children.size(), -1);
     for (int v : t.order)
       for (int c : t.children[v]) {
         f.parents.back()[c] = v;
         t.up[c] = g.route(c, v);
-        f.max_latency_s = std::max(f.max_latency_s, t.up[c].alpha_s);
-        f.edges.push_back({static_cast<int>(j), c, v});
       }
   }
   f.trees = std::move(trees);
@@ -123,9 +120,13 @@ void tree_flow_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& by
     std::vector<Flow> flows;
     for (bool up : {true, false}) {
       flows.clear();
-      for (const auto& e : t.edges)
-        flows.push_back(up ? Flow{g.endpoint(e.child), g.endpoint(e.parent), bytes[e.tree]}
-                           : Flow{g.endpoint(e.parent), g.endpoint(e.child), bytes[e.tree]});
+      for (std::size_t j = 0; j < t.trees.size(); ++j)
+        for (std::size_t c = 0; c < t.parents[j].size(); ++c) {
+          if (t.parents[j][c] < 0)
+            continue; // the root
+          const int child = g.endpoint(static_cast<int>(c)), parent = g.endpoint(t.parents[j][c]);
+          flows.push_back(up ? Flow{child, parent, bytes[j]} : Flow{parent, child, bytes[j]});
+        }
       world.load(flows);
     }
   }
