@@ -10,6 +10,7 @@
 #include "support/test_platforms.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 
@@ -520,6 +521,37 @@ TEST_CASE("flow-level double binary tree on a uniform star, P = 6, 16: one chunk
       CHECK(flows[k][i].rank_bytes == messages[k][i].rank_bytes);
       CHECK(flows[k][i].reported_bytes == messages[k][i].reported_bytes);
     }
+}
+
+TEST_CASE("flow-level pipelined tree outside a solo world: its load on every edge slows the traffic beside it")
+{
+  // The binary heap over 5 members of the uniform star (alpha = 1 us, B = 10 GB/s), one chunk of M bytes, no overhead:
+  // the plan loads every edge with M at its start, the reduce's first (1 -> 0, 2 -> 0, 3 -> 1, 4 -> 1). A transfer of
+  // M from member 4 to member 1 started with it shares member 1's down link with 3 -> 1 and 4 -> 1: B/3 each, all three
+  // ending at alpha + 3M/B (alone: alpha + M/B).
+  const std::uint64_t m = 245760;
+  test::ProbeEngine engine(test::write_star_platform(star(5)));
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  collectives::CollectiveOptions o;
+  o.fidelity = Fidelity::Flow;
+  collectives::CommWorld world(hosts, std::vector<int>(5, 0), o, "l");
+  collectives::Group group(world);
+  const auto tree = collectives::make_collective(collectives::parse_algorithm("tree"), o);
+  double beside_s = -1;
+  for (int r = 0; r < 5; ++r)
+    sg4::Actor::create("rank" + std::to_string(r), hosts[r], [&, r] { tree->allreduce(group, r, m); });
+  sg4::Actor::create("beside", hosts[4], [&] {
+    const double t0 = sg4::Engine::get_clock();
+    sg4::Comm::sendto(hosts[4], hosts[1], m);
+    beside_s = sg4::Engine::get_clock() - t0;
+  });
+  engine.engine().run();
+  const double expected = kHop.alpha_s + 3 * double(m) / kHop.bandwidth_bytes_per_s;
+  INFO("beside: " << beside_s << " s, expected " << expected << " s");
+  CHECK(std::fabs(beside_s - expected) <= 1e-9 * expected);
+  CHECK(world.flows_posted() == 8); // 4 edges, up then down
 }
 
 TEST_CASE("flow-level pipelined trees in a solo world: the same times and bytes, every transfer reported, no flow")
