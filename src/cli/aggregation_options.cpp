@@ -88,6 +88,10 @@ std::string fidelity_help()
     automatic.push_back(std::string(e.name) + ": " +
                         (e.flow == collectives::FlowForm::Auto
                              ? "message up to " + std::to_string(collectives::kFlowAboveRanks) + " ranks, flow above"
+                         : e.flow == collectives::FlowForm::WhenExact
+                             ? "message up to " + std::to_string(collectives::kFlowAboveRanks) +
+                                   " ranks, flow above where it equals the message level (a power of two, every "
+                                   "step's transfers alike)"
                              : std::string("message")));
   }
   return join(with_flow) +

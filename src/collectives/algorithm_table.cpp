@@ -134,7 +134,7 @@ const std::vector<AlgorithmEntry> kTable = {
     {AlgorithmId::Ring, "ring", "ring reduce-scatter + allgather (NCCL's ring)", true, kKnobChunk | kKnobFidelity, 0,
      FlowForm::Auto, "2(P-1)(alpha + o + M/(P B)) + (P-1) gamma M/P", make<RingAllreduce>, ring_s},
     {AlgorithmId::Rd, "rd", "recursive doubling of the whole vector (MPI, small messages)", true, 0, 0,
-     FlowForm::WhenAsked, "log2(p')(alpha + o + M/B + gamma M) [+ fold if P is not a power of two]",
+     FlowForm::WhenExact, "log2(p')(alpha + o + M/B + gamma M) [+ fold if P is not a power of two]",
      make<RecursiveDoubling>, rd_s},
     {AlgorithmId::Hd, "hd", "halving-doubling, Rabenseifner (MPI, large messages)", true, kKnobFidelity, 0,
      FlowForm::Auto, "2 log2(p')(alpha + o) + (1 - 1/p')(2 M/B + gamma M) [+ fold]", make<HalvingDoubling>, hd_s},
@@ -280,7 +280,7 @@ bool flow_form_allowed(AlgorithmId id, const CollectiveOptions& o)
   return id == AlgorithmId::Rd || id == AlgorithmId::Hd || id == AlgorithmId::Ring;
 }
 
-std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in)
+std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in, const std::vector<std::string>& exact)
 {
   const CollectiveOptions& options = in.options;
   std::vector<std::string> parts;
@@ -290,10 +290,12 @@ std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in)
     const bool allowed = flow_form_allowed(c.id, options) && flow_form_allowed(run, options);
     const bool flow = uses_flow(run, options.fidelity, hier ? in.nodes : in.ranks) && allowed;
     const bool steps = options.fidelity == Fidelity::Steps && allowed;
+    const bool equal = std::find(exact.begin(), exact.end(), entry(run).name) != exact.end();
     parts.push_back(std::string(entry(c.id).name) + ": " +
-                    (steps  ? "steps"
-                     : flow ? "flow"
-                            : "message") +
+                    (steps   ? "steps"
+                     : flow  ? "flow"
+                     : equal ? "flow (equal to the message level here)"
+                             : "message") +
                     (hier ? " among node leaders" : ""));
   }
   return join(parts, "; ");

@@ -26,9 +26,11 @@ enum Knob : unsigned {
 
 /** @brief Whether an algorithm has a flow-level form, and when Fidelity::Auto uses it. */
 enum class FlowForm {
-  None,     ///< always message level
-  Auto,     ///< Auto: flow level above kFlowAboveRanks members
-  WhenAsked ///< only with Fidelity::Flow (the message-level form simulates faster: docs/collectives.md)
+  None,      ///< always message level
+  Auto,      ///< Auto: flow level above kFlowAboveRanks members
+  WhenAsked, ///< only with Fidelity::Flow (the message-level form simulates faster: docs/collectives.md)
+  WhenExact  ///< Fidelity::Flow, and Auto above kFlowAboveRanks members where the algorithm finds its flow form equal
+             ///< to its message level on the group's routes (Collective::exact_flow_form)
 };
 
 /** @brief What the closed forms know about the ranks and the platform's routes (worst hop per role). */
@@ -86,8 +88,10 @@ bool uses_steps(AlgorithmId id, Fidelity fidelity);
 bool flow_form_allowed(AlgorithmId id, const CollectiveOptions& options);
 
 /** @brief "ring: flow", "hier: message among node leaders", ...: the form each algorithm of `spec` runs on the ranks
- *  and nodes of `in` (what a run used). */
-std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in);
+ *  and nodes of `in` (what a run used); `exact`: the algorithms whose flow form Fidelity::Auto took where it equals the
+ *  message level (PhaseResult::exact_flow_forms), reported as "flow (equal to the message level here)". */
+std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in,
+                          const std::vector<std::string>& exact = {});
 
 /** @brief The chunk algorithm `id` pipelines with under `options` (its default when chunk_bytes is 0; 0 with
  *  --chunks, where the chunk depends on the message). */

@@ -48,6 +48,11 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
+  /** Under Fidelity::Auto, in a solo world, above kFlowAboveRanks members: true when P is a power of two (no fold)
+   *  and in every step all transfers have routes of one latency and get one max-min rate (CommWorld::max_min_rates).
+   *  Every pair's exchange then costs the same, so every member starts each step when the last one does, at message
+   *  level as in the step form: the two are equal. */
+  bool exact_flow_form(Group& group) const override;
 };
 
 /** @brief Rabenseifner: recursive halving reduce-scatter (halves of M/2, M/4, ...), then recursive

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -135,6 +136,10 @@ public:
   /** Most lanes a phase may have. */
   static constexpr int kMaxLanes = 64;
 
+  /** Records that Fidelity::Auto ran `id`'s flow form because it equals the message level here (exact_flow_form). */
+  void note_exact_form(AlgorithmId id) { exact_forms_.insert(id); }
+  const std::set<AlgorithmId>& exact_forms() const { return exact_forms_; }
+
   std::uint64_t bytes_sent(int endpoint) const { return sent_[endpoint]; }
   /** Host-to-host transfers handed to SimGrid so far (the flow forms'; SimGrid 3.32 signals none of them). */
   std::uint64_t flows_posted() const { return flows_posted_; }
@@ -208,6 +213,7 @@ private:
     signature_.append(reinterpret_cast<const char*>(&value), sizeof value);
   }
   bool solo_ = false;
+  std::set<AlgorithmId> exact_forms_;
   std::uint64_t flows_posted_ = 0;
   mutable std::unordered_map<std::uint64_t, Route> routes_; ///< (from << 32 | to) -> route (cached_route)
   simgrid::s4u::Mailbox* mailbox(int src, int dst, int channel);
@@ -254,7 +260,8 @@ enum CacheKey : int {
   kPsWorkersKey,
   kTreeFlowsKey,
   kDbtreeFlowsKey,
-  kNcclTreeFlowsKey
+  kNcclTreeFlowsKey,
+  kRdExactKey
 };
 
 /** @brief Some endpoints of a CommWorld seen as ranks 0..n-1: flat algorithms run over a Group, so the
@@ -378,6 +385,9 @@ public:
    *  of them wait for the last one, which runs the plan for every member): one actor may then run that plan for the
    *  group with drive(), and the engine gives each communication stream one such actor instead of one per rank. */
   virtual bool drivable(Group& /*group*/, std::uint64_t /*bytes*/) const { return false; }
+  /** True when Fidelity::Auto runs this algorithm's flow form on `group` because it equals the message level there
+   *  (FlowForm::WhenExact; the check is the algorithm's own, on the group's routes). False by default. */
+  virtual bool exact_flow_form(Group& /*group*/) const { return false; }
   /** Runs, from the calling actor, the plan that flow_call would run for an allreduce of `bytes` over `group` (only
    *  where drivable() said so), as the driver of Group::drive. */
   virtual void drive(Group& group, std::uint64_t bytes) const

@@ -80,8 +80,9 @@ bool Hierarchical::drivable(Group& g, std::uint64_t /*bytes*/) const
     return false;
   const Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
   const CollectiveOptions& o = g.options();
-  return uses_flow(o.inter_algorithm, o.fidelity, layout.leaders->size()) && flow_form_allowed(AlgorithmId::Hier, o) &&
-         flow_form_allowed(o.inter_algorithm, o);
+  return (uses_flow(o.inter_algorithm, o.fidelity, layout.leaders->size()) ||
+          inter_->exact_flow_form(*layout.leaders)) &&
+         flow_form_allowed(AlgorithmId::Hier, o) && flow_form_allowed(o.inter_algorithm, o);
 }
 
 bool Hierarchical::flow_plan(Group& g, std::uint64_t bytes) const

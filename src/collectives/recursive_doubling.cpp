@@ -3,6 +3,11 @@
 #include "collectives/algorithms.hpp"
 #include "collectives/power_of_two.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
 namespace ddlsim::collectives {
 
 void RecursiveDoubling::allreduce(Group& g, int self, std::uint64_t bytes) const
@@ -22,7 +27,38 @@ void RecursiveDoubling::allreduce(Group& g, int self, std::uint64_t bytes) const
 
 bool RecursiveDoubling::drivable(Group& g, std::uint64_t /*bytes*/) const
 {
-  return g.size() > 1 && g.use_flow(AlgorithmId::Rd);
+  return g.size() > 1 && (g.use_flow(AlgorithmId::Rd) || exact_flow_form(g));
+}
+
+bool RecursiveDoubling::exact_flow_form(Group& g) const
+{
+  const CollectiveOptions& o = g.options();
+  if (o.fidelity != Fidelity::Auto || entry(AlgorithmId::Rd).flow != FlowForm::WhenExact ||
+      g.size() <= kFlowAboveRanks || !g.world().solo() || !flow_form_allowed(AlgorithmId::Rd, o))
+    return false;
+  return g.cached(kRdExactKey, [&g] {
+    const int p = g.size();
+    if ((p & (p - 1)) != 0)
+      return 0.0; // a fold: the folded members end later than the others at message level
+    CommWorld& world = g.world();
+    auto alike = [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); };
+    std::vector<std::pair<int, int>> ends(static_cast<std::size_t>(p));
+    for (int mask = 1; mask < p; mask <<= 1) {
+      const double latency = world.cached_route(g.endpoint(0), g.endpoint(mask)).latency_s;
+      for (int v = 0; v < p; ++v) {
+        ends[v] = {g.endpoint(v), g.endpoint(v ^ mask)};
+        if (!alike(world.cached_route(ends[v].first, ends[v].second).latency_s, latency))
+          return 0.0;
+      }
+      // Equal latencies and equal max-min rates: every transfer of the step starts, runs and ends with the others, so
+      // no rate changes while they run (SimGrid's sharing at that one instant is the whole step).
+      const std::vector<double> rates = world.max_min_rates(ends);
+      for (double r : rates)
+        if (!std::isfinite(r) || !alike(r, rates.front()))
+          return 0.0;
+    }
+    return 1.0;
+  }) > 0;
 }
 
 bool RecursiveDoubling::flow_plan(Group& g, std::uint64_t bytes) const
@@ -31,6 +67,8 @@ bool RecursiveDoubling::flow_plan(Group& g, std::uint64_t bytes) const
   // overheads (CommWorld::run_step: with a stack's costs per message), then reduces M. On a uniform platform this
   // equals the message level exactly; every step waits for its slowest pair (docs/collectives.md, "Fidelity"); a solo
   // world simulates each step's components once per class.
+  if (g.options().fidelity == Fidelity::Auto)
+    g.world().note_exact_form(AlgorithmId::Rd); // exact_flow_form said so (drivable)
   run_folded_flows(g, bytes, [&](const PowerOfTwoFold& fold) {
     const CollectiveOptions& o = g.options();
     std::vector<Flow> flows;

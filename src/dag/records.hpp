@@ -47,7 +47,10 @@ struct PhaseResult {
   /** Iterations the engine simulated; the others (iterations_simulated..iterations - 1) are copies of the last
    *  simulated one, shifted in time, because every iteration provably equals it (engine/phase.cpp, replication). */
   unsigned iterations_simulated = 0;
-  std::uint64_t activities = 0;              ///< SimGrid activities the phase completed (transfers, executions, sleeps)
+  std::uint64_t activities = 0; ///< SimGrid activities the phase completed (transfers, executions, sleeps)
+  /** Algorithms (by name) whose flow form --fidelity auto ran because it equals their message level on the
+   *  phase's routes (FlowForm::WhenExact), in name order. */
+  std::vector<std::string> exact_flow_forms;
   std::vector<TaskRecord> records;           ///< in completion order
   std::vector<std::uint64_t> bytes_sent;     ///< per rank, all iterations
   std::vector<std::uint64_t> bytes_received; ///< per rank, all iterations

@@ -15,6 +15,8 @@
 #              PRODUCED started fewer SimGrid activities (so the shortcut was taken);
 #   STEPS      PRODUCED ran --fidelity steps, EXPECTED --fidelity message: as DRIVEN once PRODUCED's fidelity ("steps")
 #              and fidelity_used (": steps") read as the message level's.
+#   EXACT      PRODUCED ran --fidelity auto and took a flow form because it equals the message level there
+#              (fidelity_used ": flow (equal to the message level here)"), EXPECTED --fidelity message: as STEPS.
 cmake_minimum_required(VERSION 3.19)
 
 set(tokens)
@@ -128,9 +130,23 @@ elseif(mode STREQUAL "COPIED")
     string(REGEX REPLACE ",\n$" "\n" ${f} "${${f}}")
   endforeach()
   compare_texts("${a}" "${b}")
-elseif(mode STREQUAL "DRIVEN" OR mode STREQUAL "STEPS")
+elseif(mode STREQUAL "DRIVEN" OR mode STREQUAL "STEPS" OR mode STREQUAL "EXACT")
   file(READ "${produced}" a)
   file(READ "${expected}" b)
+  if(mode STREQUAL "EXACT")
+    set(equal " (equal to the message level here)")
+    if(NOT a MATCHES "\"fidelity\": \"auto\"" OR NOT a MATCHES "(\"fidelity_used\": \"[^\"]*\")")
+      message(FATAL_ERROR "${produced} did not run --fidelity auto")
+    endif()
+    set(used "${CMAKE_MATCH_1}")
+    string(FIND "${used}" ": flow${equal}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "${produced}: ${used}: --fidelity auto did not take an exact flow form")
+    endif()
+    string(REPLACE ": flow${equal}" ": message" message_used "${used}")
+    string(REPLACE "${used}" "${message_used}" a "${a}")
+    string(REPLACE "\"fidelity\": \"auto\"" "\"fidelity\": \"message\"" a "${a}")
+  endif()
   if(mode STREQUAL "STEPS")
     if(NOT a MATCHES "\"fidelity\": \"steps\"" OR NOT a MATCHES "(\"fidelity_used\": \"[^\"]*\")")
       message(FATAL_ERROR "${produced} did not run --fidelity steps")

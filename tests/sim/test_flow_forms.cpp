@@ -418,6 +418,61 @@ TEST_CASE("flow-level recursive doubling equals the message level and the closed
   check_uniform("rd", {2, 6, 8, 12}, rd_closed);
 }
 
+TEST_CASE("rd under --fidelity auto takes its flow form only where every step's transfers are alike")
+{
+  // A star of 131 hosts: 0..127 alike, 128 with a slower link latency, 129 with half the bandwidth, 130 alike again.
+  // 128 alike members (a power of two above 64), in any order, qualify; swapping one of them for 128 makes one step's
+  // routes differ in latency, for 129 in max-min rate; 96 members need a fold, 64 are not above 64; outside a solo
+  // world, or with another fidelity, no. (Equality where it qualifies: the golden test "rd's flow form under --fidelity
+  // auto equals the message level where it takes it".)
+  test::StarSpec spec = star(131);
+  spec.host_latency_s[128] = 3 * spec.link_latency_s;
+  spec.host_bytes_per_s[129] = spec.link_bytes_per_s / 2;
+  test::ProbeEngine engine(test::write_star_platform(spec));
+  std::vector<sg4::Host*> hosts;
+  for (int i = 0; i < 131; ++i)
+    hosts.push_back(sg4::Host::by_name("gpu" + std::to_string(i)));
+  collectives::CollectiveOptions o;
+  o.fidelity = Fidelity::Auto;
+  collectives::CommWorld world(hosts, std::vector<int>(131, 0), o, "r");
+  world.set_solo(true);
+  const collectives::RecursiveDoubling rd;
+  auto members = [](int first, int count, int swap_last_for = -1) {
+    std::vector<int> m;
+    for (int i = first; i < first + count; ++i)
+      m.push_back(i);
+    if (swap_last_for >= 0)
+      m.back() = swap_last_for;
+    return m;
+  };
+  collectives::Group alike(world, members(0, 128));
+  CHECK(rd.exact_flow_form(alike));
+  CHECK(rd.drivable(alike, 1 << 20));
+  std::vector<int> backwards = members(0, 128, 130); // 0..126 and 130, from the last: alike too
+  std::reverse(backwards.begin(), backwards.end());
+  collectives::Group reversed(world, backwards);
+  CHECK(rd.exact_flow_form(reversed));
+  collectives::Group slow_latency(world, members(0, 128, 128));
+  CHECK_FALSE(rd.exact_flow_form(slow_latency));
+  CHECK_FALSE(rd.drivable(slow_latency, 1 << 20));
+  collectives::Group slow_link(world, members(0, 128, 129));
+  CHECK_FALSE(rd.exact_flow_form(slow_link));
+  collectives::Group folded(world, members(0, 96));
+  CHECK_FALSE(rd.exact_flow_form(folded));
+  collectives::Group small(world, members(0, 64));
+  CHECK_FALSE(rd.exact_flow_form(small));
+  world.set_solo(false);
+  collectives::Group not_solo(world, members(0, 128));
+  CHECK_FALSE(rd.exact_flow_form(not_solo));
+  collectives::CollectiveOptions message = o;
+  message.fidelity = Fidelity::Message;
+  collectives::CommWorld message_world(hosts, std::vector<int>(131, 0), message, "m");
+  message_world.set_solo(true);
+  collectives::Group message_group(message_world, members(0, 128));
+  CHECK_FALSE(rd.exact_flow_form(message_group));
+  CHECK_FALSE(rd.drivable(message_group, 1 << 20));
+}
+
 TEST_CASE("flow-level halving-doubling equals the message level and the closed form, P = 2, 6, 8, 12, 16")
 {
   check_uniform("hd", {2, 6, 8, 12, 16}, hd_closed);

@@ -67,9 +67,14 @@ std::string write_star_platform(const StarSpec& spec)
     names.push_back("gpu" + std::to_string(i));
   for (int i = 0; i < spec.extra_hosts; ++i)
     names.push_back("srv" + std::to_string(i));
-  for (std::size_t i = 0; i < names.size(); ++i)
-    x << "    <link id=\"l" << i << "\" bandwidth=\"" << spec.link_bytes_per_s << "Bps\" latency=\""
-      << spec.link_latency_s << "s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto latency = spec.host_latency_s.find(static_cast<int>(i));
+    const auto bandwidth = spec.host_bytes_per_s.find(static_cast<int>(i));
+    x << "    <link id=\"l" << i << "\" bandwidth=\""
+      << (bandwidth != spec.host_bytes_per_s.end() ? bandwidth->second : spec.link_bytes_per_s) << "Bps\" latency=\""
+      << (latency != spec.host_latency_s.end() ? latency->second : spec.link_latency_s)
+      << "s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+  }
   if (spec.backbone_bytes_per_s > 0) // a switch backplane: limits each flow, not their sum
     x << "    <link id=\"bb\" bandwidth=\"" << spec.backbone_bytes_per_s
       << "Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n";
