@@ -12,6 +12,7 @@
 #include <simgrid/simix.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <unordered_set>
 
@@ -257,6 +258,64 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
       const Flow& f = flows[components[c][k]];
       transferred(f.from, f.to, f.bytes, channel, comms[first[c] + k], routes[components[c][k]]);
     }
+}
+
+bool CommWorld::run_alike(const std::vector<Flow>& flows)
+{
+  if (!solo_ || contended_)
+    return false;
+  const PlanShape& shape = plan_shape(flows);
+  auto same = [](double a, double b) {
+    return a == b || std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b));
+  };
+  if (shape.alike.empty()) { // per component: one latency, one max-min rate (the endpoints decide)
+    shape.rates = max_min_rates(shape.ends);
+    for (const auto& component : shape.components) {
+      bool alike = true;
+      for (std::size_t i : component) {
+        const Route& route = *shape.routes[i];
+        alike = alike && std::isfinite(shape.rates[i]) &&
+                same(route.latency_s, shape.routes[component.front()]->latency_s) &&
+                same(shape.rates[i], shape.rates[component.front()]);
+      }
+      shape.alike.push_back(alike ? 1 : 0);
+    }
+  }
+  std::vector<Flow> posted; // the components that are not alike (or whose flows differ in size): SimGrid runs them
+  std::vector<std::size_t> posted_index;
+  std::vector<char> computed(shape.components.size(), 0);
+  for (std::size_t c = 0; c < shape.components.size(); ++c) {
+    const auto& component = shape.components[c];
+    bool alike = shape.alike[c] != 0;
+    for (std::size_t i : component)
+      alike = alike && flows[i].bytes == flows[component.front()].bytes &&
+              flows[i].message_bytes == flows[component.front()].message_bytes;
+    computed[c] = alike ? 1 : 0;
+    if (!alike)
+      for (std::size_t i : component) {
+        posted.push_back(flows[i]);
+        posted_index.push_back(i);
+      }
+  }
+  for (const auto& f : posted)
+    count(f);
+  const std::vector<sg4::CommPtr> comms = post(posted);
+  const double now = sg4::Engine::get_clock();
+  double last = now;
+  for (std::size_t c = 0; c < shape.components.size(); ++c)
+    if (computed[c])
+      for (std::size_t i : shape.components[c]) {
+        const double end = now + shape.routes[i]->latency_s + double(flows[i].bytes) / shape.rates[i];
+        account(flows[i], now, end);
+        last = std::max(last, end);
+      }
+  for (const auto& c : comms)
+    c->wait();
+  const int channel = driver_channel();
+  for (std::size_t k = 0; k < posted.size(); ++k)
+    transferred(posted[k].from, posted[k].to, posted[k].bytes, channel, comms[k], shape.routes[posted_index[k]]);
+  delay(last - sg4::Engine::get_clock());
+  return true;
 }
 
 void CommWorld::run_step(const std::vector<Flow>& flows)

@@ -76,6 +76,14 @@ public:
    *  (absolute), on the calling driver's channel; SimGrid does not run it (its load, where other traffic may meet
    *  it, goes through load()). */
   void account(const Flow& flow, double start_s, double end_s);
+  /** Solo world only (set_solo; false and nothing done otherwise): runs flows started together as run_flows would,
+   *  but a component (flows joined by shared links) whose flows carry one size over routes of one latency at one
+   *  max-min rate (max_min_rates) is computed, not run: each of its flows ends at latency + bytes / rate, all at once,
+   *  no rate changing while they run, as in SimGrid's model. SimGrid runs the other components; every flow is counted
+   *  and reported (account for the computed ones); returns when all have ended. For plans whose components no class
+   *  collapses (a parameter server's incast of P flows, whose completions SimGrid 3.32 pays O(P) each:
+   *  docs/performance.md). */
+  bool run_alike(const std::vector<Flow>& flows);
   /** Runs `flows` in SimGrid, all at once, and waits for them, neither counting nor reporting them: the load of a flow
    *  form whose transfers are accounted by its model (account), for the other traffic that shares their links. */
   void load(const std::vector<Flow>& flows);
@@ -188,6 +196,10 @@ private:
     std::vector<const Route*> routes;
     std::vector<std::vector<std::size_t>> components;
     std::vector<std::uint32_t> shape_of;
+    /** run_alike: per flow its max-min rate, and per component whether its flows have one latency and one rate; the
+     *  endpoints decide both. */
+    mutable std::vector<double> rates;
+    mutable std::vector<char> alike; ///< per component (empty: not computed yet)
   };
   /** The shape of the plan of `flows`, computed the first time its endpoints are seen (a collective runs the same
    *  plans for every tensor). */

@@ -159,6 +159,12 @@ bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const
   const int lane = world.lane_of_channel(g.channel());
   const std::uint64_t k = std::uint64_t(lane) + std::uint64_t(world.lanes()) * world.next_call(g.endpoint(0), lane);
   const int n = g.size();
+  int servers = 0; // involved in this tensor
+  for (int s = 0; s < o.ps_servers; ++s)
+    servers += involved(o, k, s) ? 1 : 0;
+  // One server: its pushes (and, without an overhead between them, its pulls) are all the network carries while they
+  // run (in a solo world), started together: where alike (CommWorld::run_alike) they are computed, not run.
+  const bool alone = servers == 1 && world.solo();
   std::vector<sg4::ActorPtr> helpers;
   int j = 0;
   for (int s = 0; s < o.ps_servers; ++s) {
@@ -166,12 +172,13 @@ bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const
       continue;
     const int server = world.size() + s;
     const std::uint64_t b = shard(o, k, bytes, s);
-    helpers.push_back(sg4::Actor::create("ps-flow", world.host(server), [&g, &world, &o, n, j, s, server, b] {
+    helpers.push_back(sg4::Actor::create("ps-flow", world.host(server), [&g, &world, &o, n, j, s, server, b, alone] {
       std::vector<Flow> pushes;
       for (int w = 0; w < n; ++w)
         pushes.push_back({g.endpoint(w), server, b});
       CommWorld::delay((j + 1) * o.msg_overhead_s); // the workers' (j+1)-th send
-      world.finish_own(pushes, world.start_own(pushes));
+      if (!(alone && world.run_alike(pushes)))
+        world.finish_own(pushes, world.start_own(pushes));
       CommWorld::delay(o.reduce_s_per_byte * double(b) * n);
       if (o.ps_update == PsUpdate::Server) {
         const double t = server_update_s(o.ps_rates[s], n, b, o.optimizer);
@@ -188,8 +195,11 @@ bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const
           comms.push_back(one.front());
         }
       }
-      if (comms.empty())
+      if (comms.empty()) {
+        if (alone && world.run_alike(pulls))
+          return;
         comms = world.start_own(pulls);
+      }
       world.finish_own(pulls, comms);
     }));
     ++j;

@@ -488,6 +488,77 @@ TEST_CASE("flow-level parameter server (one dedicated server) equals the message
   check_uniform("ps", {2, 5}, ps_closed, o, 1);
 }
 
+/** ps with `servers` dedicated servers (split shards) on the star `spec` (its GPU hosts the workers), at message level
+ *  and in a solo world at flow level: equal to 1e-9 with the same bytes, and SimGrid ran `flows` flows per allreduce
+ *  of the flow level; `closed`: both equal the closed form too. */
+void check_ps_solo(const test::StarSpec& spec, int servers, std::uint64_t flows, bool closed)
+{
+  test::ProbeEngine engine(test::write_star_platform(spec));
+  std::vector<sg4::Host*> hosts;
+  for (int r = 0; r < spec.hosts; ++r)
+    hosts.push_back(sg4::Host::by_name("gpu" + std::to_string(r)));
+  collectives::CollectiveOptions o;
+  o.reduce_s_per_byte = costly().reduce_s_per_byte;
+  o.ps_servers = servers;
+  for (int s = 0; s < servers; ++s)
+    o.ps_hosts.push_back("srv" + std::to_string(s));
+  const std::vector<int> nodes(static_cast<std::size_t>(spec.hosts), 0);
+  std::vector<Run> message, solo;
+  sg4::Actor::create("controller", hosts[0], [&] {
+    message = run_form(hosts, nodes, "ps", o, Fidelity::Message, kSizes, "m");
+    solo = run_form(hosts, nodes, "ps", o, Fidelity::Flow, kSizes, "s", true);
+  });
+  engine.engine().run();
+  for (std::size_t i = 0; i < kSizes.size(); ++i) {
+    INFO(kSizes[i] << " B: message " << message[i].time_s << " s, solo flow " << solo[i].time_s << " s");
+    CHECK(std::fabs(solo[i].time_s - message[i].time_s) <= 1e-9 * message[i].time_s);
+    CHECK(solo[i].rank_bytes == message[i].rank_bytes);
+    CHECK(solo[i].reported_bytes == message[i].reported_bytes);
+    CHECK(solo[i].flows == flows);
+    if (closed) {
+      const double expected = ps_closed(spec.hosts, kSizes[i], kHop, {0, o.reduce_s_per_byte});
+      CHECK(std::fabs(solo[i].time_s - expected) <= 1e-9 * expected);
+    }
+  }
+}
+
+TEST_CASE("flow-level parameter server in a solo world: an incast of alike flows is computed, not run, P = 5")
+{
+  // One dedicated server on the uniform star: the 5 pushes share the server's down link, one latency, one max-min
+  // rate (B/5): CommWorld::run_alike computes them (alpha + 5 M/B, all at once) and SimGrid runs no flow; the same for
+  // the pulls. Equal to the message level and the closed form.
+  check_ps_solo(star(5, 1), 1, 0, true);
+}
+
+TEST_CASE("flow-level parameter server in a solo world: an incast of flows of two latencies is run by SimGrid, P = 5")
+{
+  // Worker 0's link 3 x slower to cross: its push enters the server's link after the others, whose rates then fall:
+  // not alike, so SimGrid runs every flow (10 per allreduce), equal to the message level.
+  test::StarSpec spec = star(5, 1);
+  spec.host_latency_s[0] = 3 * spec.link_latency_s;
+  check_ps_solo(spec, 1, 10, false);
+}
+
+TEST_CASE("flow-level parameter server in a solo world: an incast of flows of two rates is run by SimGrid, P = 5")
+{
+  // Worker 0's link a tenth as wide: its push gets B/10, the others share the rest (9B/40 each) and speed up when it
+  // ends: not alike, so SimGrid runs every flow, equal to the message level.
+  test::StarSpec spec = star(5, 1);
+  spec.host_bytes_per_s[0] = spec.link_bytes_per_s / 10;
+  check_ps_solo(spec, 1, 10, false);
+}
+
+TEST_CASE("flow-level parameter servers in a solo world: two servers' flows meet on the workers' links, P = 2")
+{
+  // Two dedicated servers, split shards, workers' links a quarter as wide as the servers': a worker's two pushes
+  // share its link (B/8 each), which the flows of one server alone would not show (B/4): with more than one server
+  // involved the plan leaves the flows to SimGrid (4 per phase, 8 per allreduce), equal to the message level.
+  test::StarSpec spec = star(2, 2);
+  spec.link_bytes_per_s /= 4;
+  spec.host_bytes_per_s[2] = spec.host_bytes_per_s[3] = 4 * spec.link_bytes_per_s;
+  check_ps_solo(spec, 2, 8, false);
+}
+
 TEST_CASE("flow-level parameter servers, 2 dedicated servers, split shards: equal to the message level, P = 6")
 {
   collectives::CollectiveOptions o = costly();
