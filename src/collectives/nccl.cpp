@@ -48,15 +48,6 @@ void tree_part(Group& g, int self, std::uint64_t bytes, std::uint64_t chunk, con
   }
 }
 
-int parent_of(const analytical::TreeShape& tree, int member)
-{
-  for (std::size_t v = 0; v < tree.children.size(); ++v)
-    for (int c : tree.children[v])
-      if (c == member)
-        return static_cast<int>(v);
-  return -1;
-}
-
 /** The largest latency between neighbours of the ring `endpoints` (computed once per group). */
 double ring_latency(Group& g, const std::vector<int>& endpoints)
 {
@@ -198,8 +189,8 @@ void NcclTree::run(Group& g, int self, std::uint64_t bytes, const NcclShape& sha
   const std::uint64_t half1 = chunk_bytes(bytes, 2, 1);
   const std::uint64_t chunk0 = pipeline_chunk_bytes(AlgorithmId::NcclTree, g.options(), half0);
   const std::uint64_t chunk1 = pipeline_chunk_bytes(AlgorithmId::NcclTree, g.options(), half1);
-  const int parent0 = parent_of(shape.trees[0], self);
-  const int parent1 = parent_of(shape.trees[1], self);
+  const int parent0 = shape.parents[0][static_cast<std::size_t>(self)];
+  const int parent1 = shape.parents[1][static_cast<std::size_t>(self)];
   auto helper = simgrid::s4u::Actor::create("nccl-tree-second", simgrid::s4u::this_actor::get_host(),
                                             [&] { tree_part(second, self, half1, chunk1, shape.trees[1], parent1); });
   tree_part(first, self, half0, chunk0, shape.trees[0], parent0);

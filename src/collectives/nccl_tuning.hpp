@@ -77,6 +77,7 @@ struct NcclShape {
   std::vector<int> ring;                      ///< members in ring order: a node's GPUs, then the next node's
   analytical::Hop ring_hop;                   ///< its slowest hop (largest latency, smallest bandwidth)
   std::array<analytical::TreeShape, 2> trees; ///< a chain inside each node, the double binary tree across nodes
+  std::array<std::vector<int>, 2> parents;    ///< per tree, each member's parent (-1: the root)
 };
 
 /** @brief The route between two members of a group. */
