@@ -6,8 +6,10 @@
 
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 #include <simgrid/simix.hpp>
 
@@ -599,6 +601,49 @@ void CommWorld::finish_own(const std::vector<Flow>& flows, const std::vector<sg4
   const int channel = driver_channel();
   for (std::size_t i = 0; i < flows.size(); ++i)
     transferred(flows[i].from, flows[i].to, flows[i].bytes, channel, comms[i]);
+}
+
+struct CommWorld::Helper {
+  sg4::MutexPtr mutex = sg4::Mutex::create();
+  sg4::ConditionVariablePtr wake = sg4::ConditionVariable::create();
+  const std::function<void()>* job = nullptr; ///< set by fork_join, taken by the helper
+  bool done = false;
+};
+
+void CommWorld::fork_join(int endpoint, int key, const std::function<void()>& first,
+                          const std::function<void()>& second)
+{
+  auto& slot = helpers_[(static_cast<std::uint64_t>(endpoint) << 32) | static_cast<std::uint32_t>(key)];
+  if (!slot) {
+    slot = std::make_shared<Helper>();
+    auto helper = slot; // the actor keeps it: a daemon outlives the world, blocked until the simulation ends
+    sg4::Actor::create(tag_ + "-helper" + std::to_string(endpoint) + "-" + std::to_string(key), hosts_[endpoint],
+                       [helper] {
+                         for (;;) {
+                           const std::function<void()>* job = nullptr;
+                           {
+                             std::unique_lock<sg4::Mutex> lock(*helper->mutex);
+                             helper->wake->wait(lock, [&helper] { return helper->job != nullptr; });
+                             std::swap(job, helper->job);
+                           }
+                           (*job)();
+                           std::unique_lock<sg4::Mutex> lock(*helper->mutex);
+                           helper->done = true;
+                           helper->wake->notify_all();
+                         }
+                       })
+        ->daemonize();
+  }
+  Helper& h = *slot;
+  {
+    std::unique_lock<sg4::Mutex> lock(*h.mutex);
+    h.done = false;
+    h.job = &second;
+    h.wake->notify_all();
+  }
+  first();
+  std::unique_lock<sg4::Mutex> lock(*h.mutex);
+  h.wake->wait(lock, [&h] { return h.done; });
 }
 
 void CommWorld::delay(double delay_s)

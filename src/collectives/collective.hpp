@@ -100,6 +100,12 @@ public:
   /** The same with the caller's own buffer (for plans that run flows from several actors at once). */
   std::vector<simgrid::s4u::CommPtr> start_own(const std::vector<Flow>& flows);
   void finish_own(const std::vector<Flow>& flows, const std::vector<simgrid::s4u::CommPtr>& comms);
+  /** Runs `second` on a helper actor of `endpoint` while the calling actor runs `first`; returns when both are done (a
+   *  member's two concurrent parts: the double binary tree's and NCCL's two trees). The helper is made once per
+   *  endpoint and `key` (the caller's channel), on the endpoint's host, and kept for the phase (a daemon, blocked
+   *  between calls) instead of one actor per call: making an actor maps and unmaps its stack (a quarter of nccl-tree's
+   *  wall time at 256 GPUs, in the kernel). Waking it is two simcalls at the same simulated instant. */
+  void fork_join(int endpoint, int key, const std::function<void()>& first, const std::function<void()>& second);
   /** Flow level: `delay_s` seconds on the calling actor (nothing for <= 0). */
   static void delay(double delay_s);
   /** Reduction of `bytes` by this endpoint: reduce_s_per_byte x bytes seconds (nothing if 0). */
@@ -225,6 +231,8 @@ private:
     signature_.append(reinterpret_cast<const char*>(&value), sizeof value);
   }
   bool solo_ = false;
+  struct Helper; ///< fork_join's helper of one endpoint and key
+  std::unordered_map<std::uint64_t, std::shared_ptr<Helper>> helpers_;
   std::set<AlgorithmId> exact_forms_;
   std::uint64_t flows_posted_ = 0;
   mutable std::unordered_map<std::uint64_t, Route> routes_; ///< (from << 32 | to) -> route (cached_route)
@@ -273,7 +281,9 @@ enum CacheKey : int {
   kTreeFlowsKey,
   kDbtreeFlowsKey,
   kNcclTreeFlowsKey,
-  kRdExactKey
+  kRdExactKey,
+  kDbtreeGroupsKey,
+  kNcclTreeGroupsKey
 };
 
 /** @brief Some endpoints of a CommWorld seen as ranks 0..n-1: flat algorithms run over a Group, so the
@@ -371,6 +381,12 @@ private:
   simgrid::s4u::BarrierPtr barrier_;
   std::unordered_map<int, double> cached_;
   std::unordered_map<int, std::shared_ptr<void>> objects_;
+};
+
+/** @brief The groups of a member's two concurrent trees (dbtree, nccl-tree), each on its own channel. */
+struct TreePair {
+  Group first;
+  Group second;
 };
 
 /** @brief An allreduce algorithm. Every rank calls allreduce() for the same tensors in the same order. */

@@ -16,17 +16,18 @@ void DoubleBinaryTree::allreduce(Group& g, int self, std::uint64_t bytes) const
     return;
   }
   const TreeAllreduce tree;
-  std::vector<int> mirrored(g.members().rbegin(), g.members().rend());
   // Channels 4c+1 and 4c+2 keep both trees apart from each other, from the caller's channel c, and from the
-  // channels 4k of concurrent aggregations (engine/phase.cpp).
-  Group first(g.world(), g.members(), 4 * g.channel() + 1);
-  Group second(g.world(), std::move(mirrored), 4 * g.channel() + 2);
+  // channels 4k of concurrent aggregations (engine/phase.cpp). Made once per group.
+  TreePair& trees = g.cached_object<TreePair>(kDbtreeGroupsKey, [&g] {
+    std::vector<int> mirrored(g.members().rbegin(), g.members().rend());
+    return TreePair{Group(g.world(), g.members(), 4 * g.channel() + 1),
+                    Group(g.world(), std::move(mirrored), 4 * g.channel() + 2)};
+  });
   const std::uint64_t half0 = chunk_bytes(bytes, 2, 0);
   const std::uint64_t half1 = chunk_bytes(bytes, 2, 1);
-  auto helper = simgrid::s4u::Actor::create("dbtree-second", simgrid::s4u::this_actor::get_host(),
-                                            [&] { tree.allreduce(second, p - 1 - self, half1); });
-  tree.allreduce(first, self, half0);
-  helper->join();
+  g.world().fork_join(
+      g.endpoint(self), g.channel(), [&] { tree.allreduce(trees.first, self, half0); },
+      [&] { tree.allreduce(trees.second, p - 1 - self, half1); });
 }
 
 bool DoubleBinaryTree::drivable(Group& g, std::uint64_t /*bytes*/) const

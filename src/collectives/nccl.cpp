@@ -183,18 +183,19 @@ void NcclTree::run(Group& g, int self, std::uint64_t bytes, const NcclShape& sha
     return;
   }
   // Two channels, as DoubleBinaryTree: 4c+1 and 4c+2 (engine/phase.cpp keeps 4k for concurrent aggregations).
-  Group first(g.world(), g.members(), 4 * g.channel() + 1);
-  Group second(g.world(), g.members(), 4 * g.channel() + 2);
+  TreePair& trees = g.cached_object<TreePair>(kNcclTreeGroupsKey, [&g] {
+    return TreePair{Group(g.world(), g.members(), 4 * g.channel() + 1),
+                    Group(g.world(), g.members(), 4 * g.channel() + 2)};
+  });
   const std::uint64_t half0 = chunk_bytes(bytes, 2, 0);
   const std::uint64_t half1 = chunk_bytes(bytes, 2, 1);
   const std::uint64_t chunk0 = pipeline_chunk_bytes(AlgorithmId::NcclTree, g.options(), half0);
   const std::uint64_t chunk1 = pipeline_chunk_bytes(AlgorithmId::NcclTree, g.options(), half1);
   const int parent0 = shape.parents[0][static_cast<std::size_t>(self)];
   const int parent1 = shape.parents[1][static_cast<std::size_t>(self)];
-  auto helper = simgrid::s4u::Actor::create("nccl-tree-second", simgrid::s4u::this_actor::get_host(),
-                                            [&] { tree_part(second, self, half1, chunk1, shape.trees[1], parent1); });
-  tree_part(first, self, half0, chunk0, shape.trees[0], parent0);
-  helper->join();
+  g.world().fork_join(
+      g.endpoint(self), g.channel(), [&] { tree_part(trees.first, self, half0, chunk0, shape.trees[0], parent0); },
+      [&] { tree_part(trees.second, self, half1, chunk1, shape.trees[1], parent1); });
 }
 
 void NcclTree::allreduce(Group& g, int self, std::uint64_t bytes) const
