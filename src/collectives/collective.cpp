@@ -560,6 +560,16 @@ void CommWorld::account(const Flow& f, double start_s, double end_s)
     on_transfer_(f.from, f.to, f.bytes, start_s, end_s, driver_channel());
 }
 
+void CommWorld::account(const Flow& f, double start_s, double end_s, const Route& route, int channel)
+{
+  count(f);
+  if (!on_transfer_)
+    return;
+  reporting_ = &route;
+  on_transfer_(f.from, f.to, f.bytes, start_s, end_s, channel);
+  reporting_ = nullptr;
+}
+
 void CommWorld::load(const std::vector<Flow>& flows)
 {
   for (const auto& c : post(flows))

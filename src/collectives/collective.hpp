@@ -76,6 +76,8 @@ public:
    *  (absolute), on the calling driver's channel; SimGrid does not run it (its load, where other traffic may meet
    *  it, goes through load()). */
   void account(const Flow& flow, double start_s, double end_s);
+  /** The channel the calling actor's flows report (set_driver_channel; 0 if none). */
+  int driver_channel() const;
   /** Solo world only (set_solo; false and nothing done otherwise): runs flows started together as run_flows would,
    *  but a component (flows joined by shared links) whose flows carry one size over routes of one latency at one
    *  max-min rate (max_min_rates) is computed, not run: each of its flows ends at latency + bytes / rate, all at once,
@@ -126,6 +128,9 @@ public:
   const Route& cached_route(int from, int to) const;
   /** cached_route for the transfer on_transfer is reporting (from its caller when it has it: no lookup). */
   const Route& transfer_route(int from, int to) const;
+  /** account() with the flow's route (cached_route(flow.from, flow.to)) and the channel it reports at hand (the
+   *  driver's driver_channel()): no lookup per transfer. */
+  void account(const Flow& flow, double start_s, double end_s, const Route& route, int channel);
   /** The rate (bytes/s) each transfer (from, to) of `ends` gets from max-min sharing of the links it crosses, were
    *  they all running with nothing else on the network: SimGrid's sharing (every link's bandwidth split fairly among
    *  the transfers it limits, a fat pipe limiting each alone) frozen at one instant, without its latency phases and
@@ -185,8 +190,6 @@ private:
   void transferred(int self, int to, std::uint64_t bytes, int channel, const simgrid::s4u::CommPtr& comm,
                    const Route* route = nullptr) const;
   mutable const Route* reporting_ = nullptr; ///< while on_transfer runs: the transfer's route, if known
-  /** The channel the calling actor's flows report (set_driver_channel; 0 if none). */
-  int driver_channel() const;
 
   /** Counts a flow's bytes and message for its endpoints. */
   void count(const Flow& f);

@@ -99,6 +99,16 @@ void tree_flow_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& by
   CommWorld& world = g.world();
   const analytical::Costs costs{o.msg_overhead_s, o.reduce_s_per_byte};
   const double start = simgrid::s4u::Engine::get_clock();
+  const int channel = world.driver_channel();
+  if (t.routes.empty()) // every edge's routes, looked up once per group
+    for (std::size_t j = 0; j < t.trees.size(); ++j) {
+      t.routes.emplace_back(t.parents[j].size(), std::array<const CommWorld::Route*, 2>{nullptr, nullptr});
+      for (std::size_t c = 0; c < t.parents[j].size(); ++c)
+        if (t.parents[j][c] >= 0) {
+          const int child = g.endpoint(static_cast<int>(c)), parent = g.endpoint(t.parents[j][c]);
+          t.routes[j][c] = {&world.cached_route(child, parent), &world.cached_route(parent, child)};
+        }
+    }
   double end = 0;
   for (std::size_t j = 0; j < t.trees.size(); ++j) {
     const analytical::TreeShape& tree = t.trees[j];
@@ -111,7 +121,8 @@ void tree_flow_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& by
     };
     auto seen = [&](int child, bool up, std::uint64_t, double size, double from_s, double to_s) {
       const int a = g.endpoint(child), b = g.endpoint(t.parents[j][child]);
-      world.account({up ? a : b, up ? b : a, static_cast<std::uint64_t>(size)}, start + from_s, start + to_s);
+      world.account({up ? a : b, up ? b : a, static_cast<std::uint64_t>(size)}, start + from_s, start + to_s,
+                    *t.routes[j][static_cast<std::size_t>(child)][up ? 0 : 1], channel);
     };
     end = std::max(end, analytical::tree_allreduce_s(tree, bytes[j], chunk, costs, time, seen));
   }
