@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <queue>
+#include <tuple>
 #include <unordered_set>
 
 namespace sg4 = simgrid::s4u;
@@ -467,57 +469,73 @@ const CommWorld::Route& CommWorld::cached_route(int from, int to) const
 
 std::vector<double> CommWorld::max_min_rates(const std::vector<std::pair<int, int>>& ends)
 {
+  // Progressive filling: the smallest of every shared link's fair share (its remaining bandwidth over its unfixed
+  // transfers) and every unfixed transfer's own bound (its route's narrowest link, a fat pipe's bandwidth included)
+  // fixes the transfers it limits at that level; the links they cross lose it. Levels only rise (a transfer fixed at
+  // the smallest share leaves the others on its links at least as much), so a heap of the current levels, with
+  // entries made stale by a later change skipped, visits each transfer and each of its links once.
   const std::size_t n = ends.size();
   std::vector<const Route*> routes(n);
   for (std::size_t i = 0; i < n; ++i)
     routes[i] = &cached_route(ends[i].first, ends[i].second);
-  // Transfers that share no link do not limit each other: each component is solved alone.
-  const std::vector<std::vector<std::size_t>> components = flow_components(routes);
+  struct Link {
+    double left = 0;           ///< bandwidth not yet given out
+    std::size_t unfixed = 0;   ///< transfers through it not yet fixed
+    std::uint32_t version = 0; ///< heap entries of an older version are stale
+    std::vector<std::size_t> transfers;
+  };
+  std::vector<Link> links;
+  next_stamp(); // link number -> its index in `links` (link_owner_), valid for this call
+  std::vector<std::vector<std::size_t>> link_of(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < routes[i]->shared_ids.size(); ++k) {
+      const std::uint32_t id = routes[i]->shared_ids[k];
+      if (link_stamp_[id] != stamp_) {
+        link_stamp_[id] = stamp_;
+        link_owner_[id] = links.size();
+        links.emplace_back();
+        links.back().left = routes[i]->shared_bandwidth[k];
+      }
+      Link& l = links[link_owner_[id]];
+      ++l.unfixed;
+      l.transfers.push_back(i);
+      link_of[i].push_back(link_owner_[id]);
+    }
+  // (level, 0 = a link's share / 1 = a transfer's own bound, index, version); on equal levels links come first
+  using Entry = std::tuple<double, int, std::size_t, std::uint32_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+  for (std::size_t k = 0; k < links.size(); ++k)
+    heap.emplace(links[k].left / double(links[k].unfixed), 0, k, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::isfinite(routes[i]->bandwidth))
+      heap.emplace(routes[i]->bandwidth, 1, i, 0);
   std::vector<double> rate(n, std::numeric_limits<double>::infinity());
   std::vector<char> fixed(n, 0);
-  std::unordered_map<std::uint32_t, std::pair<double, std::size_t>> links; // id -> (remaining bandwidth, unfixed)
-  for (const auto& members : components) {
-    // Progressive filling: the link whose fair share (remaining bandwidth over its unfixed transfers) is smallest, or
-    // the transfer whose route's narrowest link (a fat pipe's bandwidth included) is, fixes its transfers at that rate.
-    links.clear();
-    for (std::size_t i : members)
-      for (std::size_t k = 0; k < routes[i]->shared_ids.size(); ++k)
-        ++links.emplace(routes[i]->shared_ids[k], std::make_pair(routes[i]->shared_bandwidth[k], 0))
-              .first->second.second;
-    for (std::size_t left = members.size(); left > 0;) {
-      double level = std::numeric_limits<double>::infinity();
-      std::int64_t link = -1; // the limiting link; -1: the limiting transfer `alone`
-      std::size_t alone = n;
-      for (const auto& [id, l] : links)
-        if (l.second > 0 && l.first / double(l.second) < level) {
-          level = l.first / double(l.second);
-          link = id;
-        }
-      for (std::size_t i : members)
-        if (!fixed[i] && routes[i]->bandwidth < level) {
-          level = routes[i]->bandwidth;
-          link = -1;
-          alone = i;
-        }
-      if (link < 0 && alone == n) // nothing limits the rest (no link at all): unbounded
-        break;
-      level = std::max(level, 0.0); // rounding may leave a link a hair below zero
-      for (std::size_t i : members) {
-        if (fixed[i])
-          continue;
-        const auto& ids = routes[i]->shared_ids;
-        if (link >= 0 ? std::find(ids.begin(), ids.end(), static_cast<std::uint32_t>(link)) == ids.end() : i != alone)
-          continue;
-        rate[i] = level;
-        fixed[i] = 1;
-        --left;
-        for (const std::uint32_t id : ids) {
-          auto& l = links[id];
-          l.first -= level;
-          --l.second;
-        }
-      }
+  auto fix = [&](std::size_t i, double level) {
+    rate[i] = level;
+    fixed[i] = 1;
+    for (std::size_t k : link_of[i]) {
+      Link& l = links[k];
+      l.left -= level;
+      if (--l.unfixed > 0)
+        heap.emplace(std::max(l.left, 0.0) / double(l.unfixed), 0, k, ++l.version);
     }
+  };
+  while (!heap.empty()) {
+    const auto [level, kind, index, version] = heap.top();
+    heap.pop();
+    const double at = std::max(level, 0.0); // rounding may leave a link a hair below zero
+    if (kind == 1) {
+      if (!fixed[index])
+        fix(index, at);
+      continue;
+    }
+    if (version != links[index].version || links[index].unfixed == 0)
+      continue;
+    const std::vector<std::size_t> through = links[index].transfers; // fix() changes the link's count, not its list
+    for (std::size_t i : through)
+      if (!fixed[i])
+        fix(i, at);
   }
   return rate;
 }
