@@ -92,6 +92,15 @@ TreeShape binary_heap(int members)
   return heap;
 }
 
+std::vector<int> tree_parents(const TreeShape& tree)
+{
+  std::vector<int> parents(tree.children.size(), -1);
+  for (std::size_t v = 0; v < tree.children.size(); ++v)
+    for (int c : tree.children[v])
+      parents[static_cast<std::size_t>(c)] = static_cast<int>(v);
+  return parents;
+}
+
 double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& c)
 {
   return tree_allreduce_s(tree, bytes, chunk_bytes, c,

@@ -60,6 +60,9 @@ struct TreeShape {
  *  chunk, of 0 bytes for an empty message); chunk i then has chunk_bytes(bytes, n, i) bytes (nearly equal). */
 std::uint64_t pipeline_chunks(std::uint64_t bytes, std::uint64_t chunk_bytes);
 
+/** @brief Each member's parent in `tree` (-1: the root). */
+std::vector<int> tree_parents(const TreeShape& tree);
+
 /** @brief The binary heap over `members` members: member r's children are 2r+1 and 2r+2, root 0; `order` is
  *  breadth-first (0, 1, ..., P-1); no hops (`up` empty). */
 TreeShape binary_heap(int members);

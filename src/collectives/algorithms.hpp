@@ -70,8 +70,7 @@ public:
 struct TreeFlows {
   std::vector<analytical::TreeShape> trees; ///< every edge's hop: the route from the child to its parent
   std::vector<std::vector<int>> parents;    ///< per tree, per member: its parent (-1: the root)
-  /** Per tree, per member: the routes to its parent (up) and from it (down), for the reports (empty: not yet looked
-   *  up; the root's are null). */
+  /** Per tree, per member: the routes to its parent (up) and from it (down), for the reports (the root's are null). */
   std::vector<std::vector<std::array<const CommWorld::Route*, 2>>> routes;
   /** The rates of a pipeline of `chunks` chunks (pipeline_rates): of tree j's transfer of chunk i over the edge of
    *  `child`, up or down, rate[j][(i * members + child) * 2 + up], bytes/s. */

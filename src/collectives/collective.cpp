@@ -269,20 +269,17 @@ bool CommWorld::run_alike(const std::vector<Flow>& flows)
   if (!solo_ || contended_)
     return false;
   const PlanShape& shape = plan_shape(flows);
-  auto same = [](double a, double b) {
-    return a == b || std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b));
-  };
-  if (shape.alike.empty()) { // per component: one latency, one max-min rate (the endpoints decide)
-    shape.rates = max_min_rates(shape.ends);
+  if (shape.alike.empty()) { // per component (they share no link: each one's rates are its own), once per plan
+    shape.rates.assign(flows.size(), 0.0);
+    std::vector<std::pair<int, int>> ends;
+    std::vector<double> rates;
     for (const auto& component : shape.components) {
-      bool alike = true;
-      for (std::size_t i : component) {
-        const Route& route = *shape.routes[i];
-        alike = alike && std::isfinite(shape.rates[i]) &&
-                same(route.latency_s, shape.routes[component.front()]->latency_s) &&
-                same(shape.rates[i], shape.rates[component.front()]);
-      }
-      shape.alike.push_back(alike ? 1 : 0);
+      ends.clear();
+      for (std::size_t i : component)
+        ends.push_back(shape.ends[i]);
+      shape.alike.push_back(alike(ends, &rates) ? 1 : 0);
+      for (std::size_t k = 0; k < component.size(); ++k)
+        shape.rates[component[k]] = rates[k];
     }
   }
   std::vector<Flow> posted; // the components that are not alike (or whose flows differ in size): SimGrid runs them
@@ -538,6 +535,22 @@ std::vector<double> CommWorld::max_min_rates(const std::vector<std::pair<int, in
         fix(i, at);
   }
   return rate;
+}
+
+bool CommWorld::alike(const std::vector<std::pair<int, int>>& ends, std::vector<double>* rates)
+{
+  auto same = [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); };
+  std::vector<double> mine;
+  std::vector<double>& r = rates != nullptr ? *rates : mine;
+  r = max_min_rates(ends);
+  if (ends.empty())
+    return true;
+  const double latency = cached_route(ends.front().first, ends.front().second).latency_s;
+  for (std::size_t i = 0; i < ends.size(); ++i)
+    if (!same(cached_route(ends[i].first, ends[i].second).latency_s, latency) || !std::isfinite(r[i]) ||
+        !same(r[i], r.front()))
+      return false;
+  return true;
 }
 
 int CommWorld::driver_channel() const

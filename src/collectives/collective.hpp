@@ -136,6 +136,10 @@ public:
    *  the transfers it limits, a fat pipe limiting each alone) frozen at one instant, without its latency phases and
    *  without the rates rising as transfers end. */
   std::vector<double> max_min_rates(const std::vector<std::pair<int, int>>& ends);
+  /** True when the transfers `ends`, started together, have routes of one latency and get one finite max-min rate
+   *  (max_min_rates; equal to 1e-12): none changes rate before all end together, at latency + bytes / rate for equal
+   *  bytes, in SimGrid's model too. `rates`, if given, receives their rates (filled also when false). */
+  bool alike(const std::vector<std::pair<int, int>>& ends, std::vector<double>* rates = nullptr);
   /** Names of the links the route between two endpoints crosses, in order. */
   std::vector<std::string> route_link_names(int from, int to) const;
   /** How many allreduce calls `endpoint` made on `lane` before this one (for per-tensor round-robin placement). */
@@ -205,7 +209,7 @@ private:
     std::vector<const Route*> routes;
     std::vector<std::vector<std::size_t>> components;
     std::vector<std::uint32_t> shape_of;
-    /** run_alike: per flow its max-min rate, and per component whether its flows have one latency and one rate; the
+    /** run_alike: per flow its max-min rate, and per component whether its flows are alike (CommWorld::alike); the
      *  endpoints decide both. */
     mutable std::vector<double> rates;
     mutable std::vector<char> alike; ///< per component (empty: not computed yet)

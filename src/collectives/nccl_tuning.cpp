@@ -278,12 +278,8 @@ NcclShape nccl_shape(const std::vector<int>& node_of_member, const MemberRoute& 
       }
     }
   }
-  for (std::size_t t = 0; t < s.trees.size(); ++t) {
-    s.parents[t].assign(static_cast<std::size_t>(n), -1);
-    for (std::size_t v = 0; v < s.trees[t].children.size(); ++v)
-      for (int c : s.trees[t].children[v])
-        s.parents[t][static_cast<std::size_t>(c)] = static_cast<int>(v);
-  }
+  for (std::size_t t = 0; t < s.trees.size(); ++t)
+    s.parents[t] = analytical::tree_parents(s.trees[t]);
   if (n > 1) {
     s.topology.ring_bus_gbps = s.ring_hop.bandwidth_bytes_per_s / 1e9;
     s.topology.tree_bus_gbps = tree_worst.bandwidth_bytes_per_s / 1e9;

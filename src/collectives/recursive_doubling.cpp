@@ -3,8 +3,6 @@
 #include "collectives/algorithms.hpp"
 #include "collectives/power_of_two.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -40,22 +38,13 @@ bool RecursiveDoubling::exact_flow_form(Group& g) const
     const int p = g.size();
     if ((p & (p - 1)) != 0)
       return 0.0; // a fold: the folded members end later than the others at message level
-    CommWorld& world = g.world();
-    auto alike = [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); };
+    // Every step's transfers alike (one latency, one max-min rate): each starts, runs and ends with the others.
     std::vector<std::pair<int, int>> ends(static_cast<std::size_t>(p));
     for (int mask = 1; mask < p; mask <<= 1) {
-      const double latency = world.cached_route(g.endpoint(0), g.endpoint(mask)).latency_s;
-      for (int v = 0; v < p; ++v) {
+      for (int v = 0; v < p; ++v)
         ends[v] = {g.endpoint(v), g.endpoint(v ^ mask)};
-        if (!alike(world.cached_route(ends[v].first, ends[v].second).latency_s, latency))
-          return 0.0;
-      }
-      // Equal latencies and equal max-min rates: every transfer of the step starts, runs and ends with the others, so
-      // no rate changes while they run (SimGrid's sharing at that one instant is the whole step).
-      const std::vector<double> rates = world.max_min_rates(ends);
-      for (double r : rates)
-        if (!std::isfinite(r) || !alike(r, rates.front()))
-          return 0.0;
+      if (!g.world().alike(ends))
+        return 0.0;
     }
     return 1.0;
   }) > 0;

@@ -12,13 +12,16 @@ namespace ddlsim::collectives {
 TreeFlows tree_flows_of(Group& g, std::vector<analytical::TreeShape> trees)
 {
   TreeFlows f;
+  CommWorld& world = g.world();
   for (auto& t : trees) {
     t.up.assign(t.children.size(), analytical::Hop{});
-    f.parents.emplace_back(t.children.size(), -1);
+    f.parents.push_back(analytical::tree_parents(t));
+    f.routes.emplace_back(t.children.size(), std::array<const CommWorld::Route*, 2>{nullptr, nullptr});
     for (int v : t.order)
       for (int c : t.children[v]) {
-        f.parents.back()[c] = v;
         t.up[c] = g.route(c, v);
+        f.routes.back()[c] = {&world.cached_route(g.endpoint(c), g.endpoint(v)),
+                              &world.cached_route(g.endpoint(v), g.endpoint(c))};
       }
   }
   f.trees = std::move(trees);
@@ -100,15 +103,6 @@ void tree_flow_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& by
   const analytical::Costs costs{o.msg_overhead_s, o.reduce_s_per_byte};
   const double start = simgrid::s4u::Engine::get_clock();
   const int channel = world.driver_channel();
-  if (t.routes.empty()) // every edge's routes, looked up once per group
-    for (std::size_t j = 0; j < t.trees.size(); ++j) {
-      t.routes.emplace_back(t.parents[j].size(), std::array<const CommWorld::Route*, 2>{nullptr, nullptr});
-      for (std::size_t c = 0; c < t.parents[j].size(); ++c)
-        if (t.parents[j][c] >= 0) {
-          const int child = g.endpoint(static_cast<int>(c)), parent = g.endpoint(t.parents[j][c]);
-          t.routes[j][c] = {&world.cached_route(child, parent), &world.cached_route(parent, child)};
-        }
-    }
   double end = 0;
   for (std::size_t j = 0; j < t.trees.size(); ++j) {
     const analytical::TreeShape& tree = t.trees[j];
