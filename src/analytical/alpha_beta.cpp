@@ -1,5 +1,6 @@
 // Closed-form alpha-beta-gamma costs of the allreduce algorithms.
 #include "analytical/alpha_beta.hpp"
+#include "common/error.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -110,17 +111,22 @@ double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_
 }
 
 double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& c,
-                        const EdgeTime& edge_time, const TransferSeen& seen)
+                        const EdgeTime& edge_time, const TransferSeen& seen, std::vector<double>* clocks)
 {
   const std::size_t ranks = tree.order.size();
+  std::vector<double> zeros;
+  std::vector<double>& clock = clocks != nullptr ? *clocks : zeros;
+  if (clocks == nullptr)
+    zeros.assign(ranks, 0.0);
+  if (clock.size() != ranks)
+    throw Error("internal: tree_allreduce_s needs one start time per member");
   if (ranks <= 1)
-    return 0.0;
+    return ranks == 1 ? clock[0] : 0.0;
   const std::uint64_t n = pipeline_chunks(bytes, chunk_bytes);
   auto size = [&](std::uint64_t i) { return double(bytes / n + (i < bytes % n ? 1 : 0)); };
   // clock[v]: when member v is free for its next operation. Every member does one transfer at a time, so no
   // two transfers share a link; a transfer starts when the sender (after its overhead) and the receiver
   // are both ready.
-  std::vector<double> clock(ranks, 0.0);
   for (std::uint64_t i = 0; i < n; ++i) { // reduce: members from the leaves up, so children have posted chunk i
     for (auto it = tree.order.rbegin(); it != tree.order.rend(); ++it) {
       const int v = *it;

@@ -79,9 +79,11 @@ using EdgeTime = std::function<double(int child, bool up, std::uint64_t chunk, d
 using TransferSeen =
     std::function<void(int child, bool up, std::uint64_t chunk, double bytes, double start_s, double end_s)>;
 /** @brief The same recurrence with every transfer's time given by `edge_time` (e.g. under contention); `seen`, if
- *  given, is told of every transfer. */
+ *  given, is told of every transfer. `clocks`, if given (one per member): in, when each member starts (seconds from
+ *  the origin the times count from; by default every member at 0); out, when each member is done. */
 double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& costs,
-                        const EdgeTime& edge_time, const TransferSeen& seen = {});
+                        const EdgeTime& edge_time, const TransferSeen& seen = {},
+                        std::vector<double>* clocks = nullptr);
 
 /** @brief Parameter server, S servers on their own hosts, split sharding, every link of bandwidth B:
  *  push and pull each take alpha + o_S + M max(P, S) / (S B) (the server link carries P flows, the worker

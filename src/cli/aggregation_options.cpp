@@ -90,8 +90,11 @@ std::string fidelity_help()
                              ? "message up to " + std::to_string(collectives::kFlowAboveRanks) + " ranks, flow above"
                          : e.flow == collectives::FlowForm::WhenExact
                              ? "message up to " + std::to_string(collectives::kFlowAboveRanks) +
-                                   " ranks, flow above where it equals the message level (a power of two, every "
-                                   "step's transfers alike)"
+                                   " ranks, flow above where it equals the message level (" +
+                                   (e.id == collectives::AlgorithmId::Rd
+                                        ? "a power of two, every step's transfers alike"
+                                        : "one stream, no link shared by tree edges without a common rank") +
+                                   ")"
                              : std::string("message")));
   }
   return join(with_flow) +

@@ -139,7 +139,7 @@ const std::vector<AlgorithmEntry> kTable = {
     {AlgorithmId::Hd, "hd", "halving-doubling, Rabenseifner (MPI, large messages)", true, kKnobFidelity, 0,
      FlowForm::Auto, "2 log2(p')(alpha + o) + (1 - 1/p')(2 M/B + gamma M) [+ fold]", make<HalvingDoubling>, hd_s},
     {AlgorithmId::Tree, "tree", "pipelined binary tree: reduce to rank 0, broadcast", true, kKnobChunk, kTreeChunkBytes,
-     FlowForm::WhenAsked, "max-plus recurrence of the pipelined binary tree (docs/collectives.md)", make<TreeAllreduce>,
+     FlowForm::WhenExact, "max-plus recurrence of the pipelined binary tree (docs/collectives.md)", make<TreeAllreduce>,
      tree_s},
     {AlgorithmId::Dbtree, "dbtree", "double binary tree, each tree with half of the vector (NCCL)", true, kKnobChunk,
      kTreeChunkBytes, FlowForm::WhenAsked, "lower bound: one pipelined tree with M/2 (the two trees contend for links)",

@@ -101,8 +101,11 @@ TreeFlows::Rates schedule_rates(Group& group, const TreeFlows& trees, std::uint6
  *  it (pipeline_rates): exact where no two transfers share a link, as the message level's recurrence is. Every
  *  chunk's transfer is counted and reported at the recurrence's times (CommWorld::account). Outside a solo world the
  *  plan also loads SimGrid with every edge's bytes at once, the reduce's then the broadcast's (CommWorld::load), for
- *  the traffic that shares their links, and lasts at least as long as they take. */
-void tree_flow_plan(Group& group, TreeFlows& trees, const std::vector<std::uint64_t>& bytes, AlgorithmId id);
+ *  the traffic that shares their links, and lasts at least as long as they take. `member_timed`, in a solo world
+ *  with the group's MemberTimes given (Group::set_member_times): every member starts at its own time and ends when it
+ *  is done in every tree (the times set there); otherwise every member starts now and ends with the plan. */
+void tree_flow_plan(Group& group, TreeFlows& trees, const std::vector<std::uint64_t>& bytes, AlgorithmId id,
+                    bool member_timed = false);
 
 /** @brief Binary tree (member r's children are 2r+1 and 2r+2, root 0), pipelined in chunks: reduce to the
  *  root, then broadcast. Each member does one transfer at a time (children in order). */
@@ -111,7 +114,17 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
+  /** Under Fidelity::Auto, above kFlowAboveRanks members of a member-timed group (Group::member_timed: each member
+   *  starts and ends at its own time) in a solo world: true when every link that tree edges share is crossed only by
+   *  edges with a member in common (tree_links_private). A member does one transfer at a time, so no two transfers
+   *  then ever share a link: each takes alpha + size / B whenever it runs, and the recurrence from each member's own
+   *  start (tree_flow_plan, member-timed there at any fidelity) is the message level. */
+  bool exact_flow_form(Group& group) const override;
 };
+
+/** @brief True when, for every link shared by transfers (CommWorld::Route::shared_ids), all the edges of `trees` whose
+ *  routes (up or down) cross it have a member in common: the edges at one member, never two unrelated edges. */
+bool tree_links_private(const TreeFlows& trees);
 
 /** @brief Double binary tree (NCCL): two binary trees, each carrying half of the vector at the same time. The
  *  second is the first with members mirrored (r -> P-1-r), so for an even P every member is an inner node

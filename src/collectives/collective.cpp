@@ -257,11 +257,53 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
   if (!on_transfer_)
     return;
   const int channel = driver_channel();
+  if (on_transfers_) { // every flow started with the others (post: one simcall)
+    const double start = comms.empty() ? sg4::Engine::get_clock() : comms.front()->get_start_time();
+    std::vector<double> ends(flows.size());
+    bool together = true;
+    for (std::size_t c = 0; c < components.size(); ++c)
+      for (std::size_t k = 0; k < components[c].size(); ++k) {
+        const sg4::CommPtr& comm = comms[first[c] + k];
+        together = together && comm->get_start_time() == start;
+        ends[components[c][k]] = comm->get_finish_time();
+      }
+    if (together) {
+      on_transfers_({flows, start, ends, routes, link_flows(shape), channel});
+      return;
+    }
+  }
   for (std::size_t c = 0; c < components.size(); ++c)
     for (std::size_t k = 0; k < components[c].size(); ++k) {
       const Flow& f = flows[components[c][k]];
       transferred(f.from, f.to, f.bytes, channel, comms[first[c] + k], routes[components[c][k]]);
     }
+}
+
+const CommWorld::LinkFlows& CommWorld::link_flows(const PlanShape& shape) const
+{
+  LinkFlows& l = shape.links;
+  if (!l.offsets.empty())
+    return l;
+  std::unordered_map<std::uint32_t, std::size_t> index; // link number -> k
+  std::vector<std::vector<std::uint32_t>> crossing;
+  for (std::size_t i = 0; i < shape.routes.size(); ++i) {
+    const Route& r = *shape.routes[i];
+    for (std::size_t j = 0; j < r.shared_ids.size(); ++j) {
+      auto [it, fresh] = index.emplace(r.shared_ids[j], l.ids.size());
+      if (fresh) {
+        l.ids.push_back(r.shared_ids[j]);
+        l.links.push_back(r.shared[j]);
+        crossing.emplace_back();
+      }
+      crossing[it->second].push_back(static_cast<std::uint32_t>(i));
+    }
+  }
+  l.offsets.push_back(0);
+  for (const auto& c : crossing) {
+    l.flows.insert(l.flows.end(), c.begin(), c.end());
+    l.offsets.push_back(static_cast<std::uint32_t>(l.flows.size()));
+  }
+  return l;
 }
 
 bool CommWorld::run_alike(const std::vector<Flow>& flows)

@@ -188,6 +188,27 @@ public:
   using TransferFn =
       std::function<void(int from, int to, std::uint64_t bytes, double start_s, double end_s, int channel)>;
   void on_transfer(TransferFn fn) { on_transfer_ = std::move(fn); }
+  /** @brief The links a plan's flows cross (those flows share, Route::shared_ids), each with the flows that cross it:
+   *  link k is ids[k] (links[k]), crossed by flows[offsets[k]] .. flows[offsets[k + 1] - 1] (indices in plan order). */
+  struct LinkFlows {
+    std::vector<std::uint32_t> ids;
+    std::vector<const simgrid::s4u::Link*> links;
+    std::vector<std::uint32_t> offsets;
+    std::vector<std::uint32_t> flows;
+  };
+  /** @brief The flows of one run_flows call in a solo world, all started at `start_s`, reported together. */
+  struct TransferBatch {
+    const std::vector<Flow>& flows;
+    double start_s;
+    const std::vector<double>& end_s;        ///< per flow
+    const std::vector<const Route*>& routes; ///< per flow
+    const LinkFlows& links;
+    int channel;
+  };
+  /** Called instead of on_transfer for the flows of a run_flows call in a solo world, all at once (set both: the
+   *  others go to on_transfer one by one). */
+  using TransfersFn = std::function<void(const TransferBatch&)>;
+  void on_transfers(TransfersFn fn) { on_transfers_ = std::move(fn); }
 
 private:
   /** Reports a transfer to on_transfer (`route`: its route, when the caller has it at hand: transfer_route). */
@@ -213,7 +234,10 @@ private:
      *  endpoints decide both. */
     mutable std::vector<double> rates;
     mutable std::vector<char> alike; ///< per component (empty: not computed yet)
+    mutable LinkFlows links;         ///< for TransferBatch (empty ids and offsets: not computed yet)
   };
+  /** The shape's LinkFlows, computed the first time they are asked for. */
+  const LinkFlows& link_flows(const PlanShape& shape) const;
   /** The shape of the plan of `flows`, computed the first time its endpoints are seen (a collective runs the same
    *  plans for every tensor). */
   const PlanShape& plan_shape(const std::vector<Flow>& flows);
@@ -269,6 +293,7 @@ private:
   std::vector<int> lane_channels_{0};
   std::unordered_map<long, int> driver_channel_; ///< actor id -> channel (set_driver_channel)
   TransferFn on_transfer_;
+  TransfersFn on_transfers_;
   bool contended_ = false; ///< pcie_contention or cpu_contention
   std::vector<NodeCpu> node_cpus_;
   /** Flows a driver started with start_flows and has not finished: one entry per driver actor, since the drivers of
@@ -290,7 +315,8 @@ enum CacheKey : int {
   kNcclTreeFlowsKey,
   kRdExactKey,
   kDbtreeGroupsKey,
-  kNcclTreeGroupsKey
+  kNcclTreeGroupsKey,
+  kTreeExactKey
 };
 
 /** @brief Some endpoints of a CommWorld seen as ranks 0..n-1: flat algorithms run over a Group, so the
@@ -361,6 +387,21 @@ public:
     return size() > options().member_flows_above_ranks && !options().pcie_contention && !options().cpu_contention &&
            options().stack.ideal() && !world_.solo(); // a stack's per-message costs: the driver's closed sums
   }
+  /** @brief Each member's times in a driven aggregation (member_timed): when its part starts, and, where
+   *  the plan knows them, when it ends. */
+  struct MemberTimes {
+    std::vector<double> starts; ///< per member: absolute simulated seconds, none after the plan runs
+    std::vector<double> ends;   ///< per member, set by the plan (empty: every member ends when the plan returns)
+  };
+  /** The times of the aggregation the engine's driver is about to drive (nullptr: none, every member starts when
+   *  the plan runs and ends when it returns). */
+  void set_member_times(MemberTimes* times) { member_times_ = times; }
+  MemberTimes* member_times() const { return member_times_; }
+  /** Member-timed: every allreduce over this group is driven (Collective::drive from the engine's one actor per
+   *  in-order stream, in a solo world) with its members' start times (set_member_times), and a plan that knows when
+   *  each member is done may end each member then. Off by default (every member starts and ends with the plan). */
+  void set_member_timed(bool on) { member_timed_ = on; }
+  bool member_timed() const { return member_timed_; }
   /** `compute()` the first time `key` is asked for on this group, the cached value afterwards (e.g. an algorithm's
    *  largest partner latency: the group's routes do not change). */
   double cached(int key, const std::function<double()>& compute);
@@ -385,6 +426,8 @@ private:
   int channel_ = 0;
   double ring_max_latency_ = -1;
   int arrived_ = 0;
+  MemberTimes* member_times_ = nullptr;
+  bool member_timed_ = false;
   simgrid::s4u::BarrierPtr barrier_;
   std::unordered_map<int, double> cached_;
   std::unordered_map<int, std::shared_ptr<void>> objects_;

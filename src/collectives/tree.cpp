@@ -6,6 +6,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
+#include <array>
 
 namespace ddlsim::collectives {
 
@@ -92,7 +93,7 @@ TreeFlows::Rates schedule_rates(Group& g, const TreeFlows& t, std::uint64_t chun
   return r;
 }
 
-void tree_flow_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& bytes, AlgorithmId id)
+void tree_flow_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& bytes, AlgorithmId id, bool member_timed)
 {
   // The message level is each tree's recurrence with every transfer as long as SimGrid makes it: alpha + size / B
   // without contention (a member does one transfer at a time, so where every member has links of its own no two
@@ -104,6 +105,12 @@ void tree_flow_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& by
   const double start = simgrid::s4u::Engine::get_clock();
   const int channel = world.driver_channel();
   double end = 0;
+  // Member-timed (in a solo world: nothing runs in SimGrid here): every member starts at its own time, and ends when
+  // it is done in every tree, as at message level; the recurrence's times count from now, the last start.
+  Group::MemberTimes* times = member_timed && world.solo() ? g.member_times() : nullptr;
+  std::vector<double> clocks, done;
+  if (times != nullptr)
+    done.assign(static_cast<std::size_t>(g.size()), 0.0);
   for (std::size_t j = 0; j < t.trees.size(); ++j) {
     const analytical::TreeShape& tree = t.trees[j];
     const std::uint64_t chunk = pipeline_chunk_bytes(id, o, bytes[j]);
@@ -118,7 +125,20 @@ void tree_flow_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& by
       world.account({up ? a : b, up ? b : a, static_cast<std::uint64_t>(size)}, start + from_s, start + to_s,
                     *t.routes[j][static_cast<std::size_t>(child)][up ? 0 : 1], channel);
     };
-    end = std::max(end, analytical::tree_allreduce_s(tree, bytes[j], chunk, costs, time, seen));
+    if (times != nullptr) {
+      clocks.resize(members);
+      for (std::size_t v = 0; v < members; ++v)
+        clocks[v] = times->starts[v] - start;
+    }
+    end = std::max(end, analytical::tree_allreduce_s(tree, bytes[j], chunk, costs, time, seen,
+                                                     times != nullptr ? &clocks : nullptr));
+    for (std::size_t v = 0; v < done.size(); ++v)
+      done[v] = std::max(done[v], clocks[v]);
+  }
+  if (times != nullptr) {
+    times->ends.resize(done.size());
+    for (std::size_t v = 0; v < done.size(); ++v)
+      times->ends[v] = start + done[v];
   }
   if (!world.solo()) { // the load on the links, for the traffic that shares them: every edge's bytes at once, the
                        // reduce's then the broadcast's; the plan lasts at least as long
@@ -174,14 +194,70 @@ void TreeAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
 
 bool TreeAllreduce::drivable(Group& g, std::uint64_t /*bytes*/) const
 {
-  return g.size() > 1 && g.use_flow(AlgorithmId::Tree);
+  return g.size() > 1 && (g.use_flow(AlgorithmId::Tree) || exact_flow_form(g));
+}
+
+namespace {
+TreeFlows& binary_tree_flows(Group& g)
+{
+  return g.cached_object<TreeFlows>(kTreeFlowsKey,
+                                    [&] { return tree_flows_of(g, {analytical::binary_heap(g.size())}); });
+}
+} // namespace
+
+/** True when the tree's flow form runs member-timed on `g` (each member from its own start to its own end): a
+ *  member-timed group of a solo world, no stack costs, and private links (tree_links_private), where that makes the
+ *  form the message level. Elsewhere it runs in lock step, as Group::flow_call's driver can for per-rank actors. */
+bool member_timed_tree(Group& g)
+{
+  return g.member_timed() && g.world().solo() && flow_form_allowed(AlgorithmId::Tree, g.options()) &&
+         g.cached(kTreeExactKey, [&g] { return tree_links_private(binary_tree_flows(g)) ? 1.0 : 0.0; }) > 0;
+}
+
+bool TreeAllreduce::exact_flow_form(Group& g) const
+{
+  return g.options().fidelity == Fidelity::Auto && entry(AlgorithmId::Tree).flow == FlowForm::WhenExact &&
+         g.size() > kFlowAboveRanks && member_timed_tree(g);
+}
+
+bool tree_links_private(const TreeFlows& t)
+{
+  // Per link: the members every edge crossing it so far has (at most two: the first edge's ends; -1 none left).
+  std::vector<std::array<int, 2>> common;
+  std::vector<char> seen;
+  for (std::size_t j = 0; j < t.trees.size(); ++j)
+    for (std::size_t c = 0; c < t.parents[j].size(); ++c) {
+      const int p = t.parents[j][c];
+      if (p < 0)
+        continue; // the root
+      const int child = static_cast<int>(c);
+      for (const CommWorld::Route* route : t.routes[j][c])
+        for (std::uint32_t id : route->shared_ids) {
+          if (id >= common.size()) {
+            common.resize(id + 1, {-1, -1});
+            seen.resize(id + 1, 0);
+          }
+          auto& m = common[id];
+          if (!seen[id]) {
+            seen[id] = 1;
+            m = {child, p};
+            continue;
+          }
+          for (int& v : m)
+            if (v != child && v != p)
+              v = -1;
+          if (m[0] < 0 && m[1] < 0)
+            return false; // two edges without a common member share this link
+        }
+    }
+  return true;
 }
 
 bool TreeAllreduce::flow_plan(Group& g, std::uint64_t bytes) const
 {
-  TreeFlows& t =
-      g.cached_object<TreeFlows>(kTreeFlowsKey, [&] { return tree_flows_of(g, {analytical::binary_heap(g.size())}); });
-  tree_flow_plan(g, t, {bytes}, AlgorithmId::Tree);
+  if (g.options().fidelity == Fidelity::Auto)
+    g.world().note_exact_form(AlgorithmId::Tree); // exact_flow_form said so (drivable)
+  tree_flow_plan(g, binary_tree_flows(g), {bytes}, AlgorithmId::Tree, member_timed_tree(g));
   return true;
 }
 

@@ -102,17 +102,35 @@ struct Phase::Impl {
     // (the reference shape) runs every flow in SimGrid.
     const bool one_stream = dag_.comm_policy == dag::CommPolicy::Priority || dag_.comm_streams == 1;
     world_.set_solo(spec.drive_streams && spec.exact_network && nominal_ && one_stream);
+    // In-order streams of a solo world are driven (below) with each rank's start: a plan may end each rank at its
+    // own time (drive_stream). The priority policy's driver starts every rank of an aggregation at once.
+    for (auto& g : groups_)
+      g->set_member_timed(world_.solo() && dag_.comm_policy == dag::CommPolicy::InOrder);
     driven_ = spec.drive_streams && drivable();
+    if (!driven_)
+      for (auto& g : groups_)
+        g->set_member_timed(false);
     if (dag_.comm_policy == dag::CommPolicy::Priority && !driven_ && nominal_) {
       nominal_ = false; // per-rank actors and their scheduler (not drivable: an aggregation is no flow plan)
       world_.set_solo(false);
     }
     world_.on_transfer([this](int from, int to, std::uint64_t bytes, double start, double end, int channel) {
-      links_.add(world_, from, to, bytes, start, end);
-      auto kept = [this](int r) { return transfer_ranks_.empty() || transfer_ranks_.count(r) > 0; };
-      if (record_transfers_ && from < world_.size() && to < world_.size() && kept(from) && kept(to)) // no servers
-        result_.transfers.push_back({from, to, channel / kChannelStride, bytes, start - start_, end - start_});
+      links_.add(world_.transfer_route(from, to), bytes, start, end);
+      record_transfer(from, to, bytes, start, end, channel);
     });
+    world_.on_transfers([this](const collectives::CommWorld::TransferBatch& b) {
+      links_.add(b);
+      for (std::size_t i = 0; i < b.flows.size(); ++i)
+        record_transfer(b.flows[i].from, b.flows[i].to, b.flows[i].bytes, b.start_s, b.end_s[i], b.channel);
+    });
+  }
+
+  /** Keeps a transfer for the report and the trace (record_transfers_) if its ranks are kept. */
+  void record_transfer(int from, int to, std::uint64_t bytes, double start, double end, int channel)
+  {
+    auto kept = [this](int r) { return transfer_ranks_.empty() || transfer_ranks_.count(r) > 0; };
+    if (record_transfers_ && from < world_.size() && to < world_.size() && kept(from) && kept(to)) // no servers
+      result_.transfers.push_back({from, to, channel / kChannelStride, bytes, start - start_, end - start_});
   }
 
   /** Where the transfers went: bytes and busy spans per link, from each transfer's route (cached per pair). */
@@ -124,34 +142,31 @@ struct Phase::Impl {
         : timelines_(timelines)
     {
     }
-    void add(const collectives::CommWorld& world, int from, int to, std::uint64_t bytes, double start, double end)
+    /** A transfer over `route` (CommWorld::Route: the links flows share, by their number in the world; a fat pipe, a
+     *  switch backplane, limits each flow, not their sum, so it has no utilisation). */
+    void add(const collectives::CommWorld::Route& route, std::uint64_t bytes, double start, double end)
     {
-      // The links flows share (CommWorld::Route: a fat pipe, a switch backplane, limits each flow, not their sum, so it
-      // has no utilisation), by their number in the world.
-      const collectives::CommWorld::Route& route = world.transfer_route(from, to);
-      for (std::size_t k = 0; k < route.shared_ids.size(); ++k) {
-        const std::uint32_t id = route.shared_ids[k];
-        if (id >= links_.size())
-          links_.resize(id + 1);
-        Entry& l = links_[id];
-        l.link = route.shared[k];
-        l.bytes += bytes;
-        if (!timelines_) { // the busy time only: spans that start within the open one extend it (merge() would join
-          if (start >= l.open_s && start <= l.close_s) { // them: the same union, the same intervals)
-            l.close_s = std::max(l.close_s, end);
-            continue;
-          }
-          if (l.open_s <= l.close_s)
-            l.spans.emplace_back(l.open_s, l.close_s);
-          l.open_s = start;
-          l.close_s = end;
-          if (l.spans.size() >= l.compact_at) {
-            merge(l.spans);
-            l.compact_at = std::max<std::size_t>(2 * l.spans.size(), kCompactMin);
-          }
-          continue;
+      for (std::size_t k = 0; k < route.shared_ids.size(); ++k)
+        add_span(route.shared_ids[k], route.shared[k], bytes, start, end);
+    }
+    /** Flows started together: without timelines, each link's bytes and one span to the last flow's end (the union
+     *  of spans that share their start: what add() would log flow by flow). */
+    void add(const collectives::CommWorld::TransferBatch& b)
+    {
+      if (timelines_) {
+        for (std::size_t i = 0; i < b.flows.size(); ++i)
+          add(*b.routes[i], b.flows[i].bytes, b.start_s, b.end_s[i]);
+        return;
+      }
+      const auto& l = b.links;
+      for (std::size_t k = 0; k < l.ids.size(); ++k) {
+        std::uint64_t bytes = 0;
+        double end = b.start_s;
+        for (std::uint32_t j = l.offsets[k]; j < l.offsets[k + 1]; ++j) {
+          bytes += b.flows[l.flows[j]].bytes;
+          end = std::max(end, b.end_s[l.flows[j]]);
         }
-        l.spans.emplace_back(start, end);
+        add_span(l.ids[k], l.links[k], bytes, b.start_s, end);
       }
     }
     /** The traffic logged so far happens `times` times in all, the k-th copy `k` x `period` seconds later. */
@@ -229,6 +244,32 @@ struct Phase::Impl {
     static constexpr std::size_t kTracedLinks = 8; ///< links whose traffic the trace draws
 
   private:
+    void add_span(std::uint32_t id, const sg4::Link* link, std::uint64_t bytes, double start, double end)
+    {
+      if (id >= links_.size())
+        links_.resize(id + 1);
+      Entry& l = links_[id];
+      l.link = link;
+      l.bytes += bytes;
+      if (timelines_) {
+        l.spans.emplace_back(start, end);
+        return;
+      }
+      // The busy time only: spans that start within the open one extend it (merge() would join them: the same union,
+      // the same intervals).
+      if (start >= l.open_s && start <= l.close_s) {
+        l.close_s = std::max(l.close_s, end);
+        return;
+      }
+      if (l.open_s <= l.close_s)
+        l.spans.emplace_back(l.open_s, l.close_s);
+      l.open_s = start;
+      l.close_s = end;
+      if (l.spans.size() >= l.compact_at) {
+        merge(l.spans);
+        l.compact_at = std::max<std::size_t>(2 * l.spans.size(), kCompactMin);
+      }
+    }
     static constexpr std::size_t kCompactMin = 1024; ///< spans a link holds before they are first merged
     struct Entry {
       const sg4::Link* link = nullptr; ///< none: no transfer crossed it
@@ -409,10 +450,12 @@ private:
   /** Communication stream `lane` of every rank at once (drivable()): each aggregation starts on a rank when it is
    *  ready there (the DAG chains a stream's entries, so that is never before the stream is free), its plan runs when
    *  the last rank has started (as Group::flow_call's driver runs it), and it ends on every rank when the plan is
-   *  done. The same entries as run_stream's. */
+   *  done, or, member-timed (Group::member_timed), the plan is given each rank's start and may end each rank at
+   *  its own time (never before its start). The same entries as run_stream's. */
   void drive_stream(int lanes, int lane, collectives::Group& group)
   {
     std::vector<double> starts(static_cast<std::size_t>(world_.size()));
+    collectives::Group::MemberTimes times; // the group's members are the ranks, in order
     for_each_entry(dag_.communication, lanes, lane, [&](int it, const dag::Task& task) {
       double last = start_; // none starts before the phase
       for (int r = 0; r < world_.size(); ++r) {
@@ -424,10 +467,14 @@ private:
       }
       catch_up(last);
       note_aggregation(it);
+      times.starts = starts;
+      times.ends.clear();
+      group.set_member_times(group.member_timed() ? &times : nullptr);
       collective_.drive(group, task.bytes);
+      group.set_member_times(nullptr);
       const double end = sg4::Engine::get_clock();
       for (int r = 0; r < world_.size(); ++r)
-        finish(r, it, task.id, starts[r], end);
+        finish(r, it, task.id, starts[r], times.ends.empty() ? end : times.ends[r]);
       return true;
     });
   }

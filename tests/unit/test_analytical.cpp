@@ -17,6 +17,32 @@ TEST_CASE("ring allreduce closed form: 2(P-1)(alpha + M/(P B))")
   CHECK(analytical::ring_allreduce_s(4, 4000000, hops, 2) == Approx(6 * (5e-6 + 2e-3)).epsilon(1e-15));
 }
 
+TEST_CASE("pipelined tree recurrence from each member's own start: each member's end")
+{
+  // Root 0 with children 1 and 2, one chunk; every transfer alpha + M/B = 1 s + 1 s. Member 1 starts at 5 s, the others
+  // at 0. Reduce: 1 -> 0 over [5, 7], then 2 -> 0 over [7, 9] (the root takes its children in order); broadcast:
+  // 0 -> 1 over [9, 11], 0 -> 2 over [11, 13]. Member 1 is done at 11 s, the root and member 2 at 13 s.
+  analytical::TreeShape tree = analytical::binary_heap(3);
+  tree.up.assign(3, analytical::Hop{1.0, 1e6});
+  std::vector<double> clocks = {0.0, 5.0, 0.0};
+  const double end = analytical::tree_allreduce_s(
+      tree, 1000000, 0, {}, [&](int child, bool, std::uint64_t, double s) { return tree.up[child].alpha_s + s / 1e6; },
+      {}, &clocks);
+  CHECK(end == 13.0);
+  CHECK(clocks == std::vector<double>{13.0, 11.0, 13.0});
+  // From one start the ends are the plain recurrence's: [0, 2], [2, 4], [4, 6], [6, 8].
+  clocks = {0.0, 0.0, 0.0};
+  CHECK(analytical::tree_allreduce_s(
+            tree, 1000000, 0, {},
+            [&](int child, bool, std::uint64_t, double s) { return tree.up[child].alpha_s + s / 1e6; }, {},
+            &clocks) == analytical::tree_allreduce_s(tree, 1000000, 0));
+  CHECK(clocks == std::vector<double>{8.0, 6.0, 8.0});
+  std::vector<double> wrong = {0.0};
+  CHECK_THROWS_WITH(analytical::tree_allreduce_s(
+                        tree, 1000000, 0, {}, [](int, bool, std::uint64_t, double) { return 1.0; }, {}, &wrong),
+                    Catch::Contains("one start time per member"));
+}
+
 TEST_CASE("chunks split the tensor exactly")
 {
   std::uint64_t sum = 0;
