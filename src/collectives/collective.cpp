@@ -361,6 +361,73 @@ bool CommWorld::run_alike(const std::vector<Flow>& flows)
   return true;
 }
 
+std::vector<double> CommWorld::run_timed(const std::vector<Flow>& flows, const std::vector<double>& post_at)
+{
+  if (!solo_ || post_at.size() != flows.size())
+    throw Error("internal: run_timed needs a solo world and one start per flow");
+  std::vector<double> ends(flows.size(), 0.0);
+  if (flows.empty())
+    return ends;
+  const PlanShape& shape = plan_shape(flows);
+  const auto& components = shape.components;
+  // Per component: its earliest start; its class (shape, then per flow its bytes, message size and start offset).
+  std::vector<double> base(components.size());
+  std::unordered_map<std::string, std::size_t> class_of; // signature -> representative component
+  std::vector<std::size_t> rep(components.size());
+  for (std::size_t c = 0; c < components.size(); ++c) {
+    base[c] = post_at[components[c].front()];
+    for (std::size_t i : components[c])
+      base[c] = std::min(base[c], post_at[i]);
+    signature_.clear();
+    sign(shape.shape_of[c]);
+    for (std::size_t i : components[c]) {
+      sign(flows[i].bytes);
+      sign(flows[i].message_bytes);
+      sign(post_at[i] - base[c]);
+    }
+    rep[c] = class_of.emplace(signature_, c).first->second;
+  }
+  // The representatives' flows from now, each at its offset, in order of offset (one simcall per distinct offset).
+  std::vector<std::size_t> run; // flow indices
+  for (std::size_t c = 0; c < components.size(); ++c)
+    if (rep[c] == c)
+      run.insert(run.end(), components[c].begin(), components[c].end());
+  std::vector<double> offset(flows.size(), 0.0);
+  for (std::size_t c = 0; c < components.size(); ++c)
+    for (std::size_t i : components[c])
+      offset[i] = post_at[i] - base[c];
+  std::stable_sort(run.begin(), run.end(), [&](std::size_t a, std::size_t b) { return offset[a] < offset[b]; });
+  const double now = sg4::Engine::get_clock();
+  std::vector<sg4::CommPtr> comm_of(flows.size());
+  std::vector<Flow> batch;
+  for (std::size_t k = 0; k < run.size();) {
+    std::size_t last = k;
+    batch.clear();
+    while (last < run.size() && offset[run[last]] == offset[run[k]])
+      batch.push_back(flows[run[last++]]);
+    delay(now + offset[run[k]] - sg4::Engine::get_clock());
+    const std::vector<sg4::CommPtr> comms = post(batch);
+    for (std::size_t j = k; j < last; ++j)
+      comm_of[run[j]] = comms[j - k];
+    k = last;
+  }
+  for (std::size_t i : run)
+    comm_of[i]->wait();
+  const int channel = driver_channel();
+  for (std::size_t c = 0; c < components.size(); ++c) {
+    const auto& mine = components[c];
+    const auto& theirs = components[rep[c]];
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      const sg4::CommPtr& comm = comm_of[theirs[k]]; // the same position in an identical component
+      const double shift = base[c] - now;
+      const std::size_t i = mine[k];
+      ends[i] = comm->get_finish_time() + shift;
+      account(flows[i], comm->get_start_time() + shift, ends[i], *shape.routes[i], channel);
+    }
+  }
+  return ends;
+}
+
 void CommWorld::run_step(const std::vector<Flow>& flows)
 {
   const StackProfile& stack = options_.stack;

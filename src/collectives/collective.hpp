@@ -78,6 +78,15 @@ public:
   void account(const Flow& flow, double start_s, double end_s);
   /** The channel the calling actor's flows report (set_driver_channel; 0 if none). */
   int driver_channel() const;
+  /** Solo world only: runs `flows`, flow i starting at `post_at[i]` (absolute simulated seconds, in the past or the
+   *  future), where flows started at different times never share a link with each other unless in one component
+   *  (flows joined by shared links) whose times are its own: each component runs as if alone from its earliest start.
+   *  SimGrid runs one component of each class (the same shape, sizes and start offsets) from now, each flow posted at
+   *  its offset, and every flow of the class takes its representative's times shifted to its component's start.
+   *  Counts and reports every flow at those times; returns when each ends (absolute). The caller guarantees that
+   *  nothing else uses these links at those times (a plan run member-timed: Hierarchical's gather and scatter, each
+   *  node on links of its own). */
+  std::vector<double> run_timed(const std::vector<Flow>& flows, const std::vector<double>& post_at);
   /** Solo world only (set_solo; false and nothing done otherwise): runs flows started together as run_flows would,
    *  but a component (flows joined by shared links) whose flows carry one size over routes of one latency at one
    *  max-min rate (max_min_rates) is computed, not run: each of its flows ends at latency + bytes / rate, all at once,

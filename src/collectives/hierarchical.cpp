@@ -3,6 +3,8 @@
 #include "collectives/algorithms.hpp"
 #include "common/error.hpp"
 
+#include <simgrid/s4u/Engine.hpp>
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -16,7 +18,29 @@ struct Layout {
   std::vector<int> node_of_member;     ///< index into nodes
   std::unique_ptr<Group> leaders;      ///< the leaders' endpoints, in node order
   std::size_t largest = 0;             ///< members of the largest node
+  /** No link shared by the gather or scatter flows of two nodes (each node's on links of its own), so that every
+   *  node's may run at its own times (member-timed). */
+  bool nodes_private = false;
 };
+
+bool nodes_private(Group& g, const Layout& l)
+{
+  const CommWorld& world = g.world();
+  std::vector<int> owner; // per link number: the node whose flows cross it (-1: none yet)
+  for (std::size_t n = 0; n < l.nodes.size(); ++n)
+    for (std::size_t i = 1; i < l.nodes[n].size(); ++i) {
+      const int member = g.endpoint(l.nodes[n][i]), leader = g.endpoint(l.nodes[n][0]);
+      for (const auto* route : {&world.cached_route(member, leader), &world.cached_route(leader, member)})
+        for (std::uint32_t id : route->shared_ids) {
+          if (id >= owner.size())
+            owner.resize(id + 1, -1);
+          if (owner[id] >= 0 && owner[id] != static_cast<int>(n))
+            return false;
+          owner[id] = static_cast<int>(n);
+        }
+    }
+  return true;
+}
 
 Layout layout_of(Group& g)
 {
@@ -36,7 +60,79 @@ Layout layout_of(Group& g)
   for (const auto& n : l.nodes)
     l.largest = std::max(l.largest, n.size());
   l.leaders = std::make_unique<Group>(world, std::move(leaders), g.channel());
+  l.nodes_private = nodes_private(g, l);
   return l;
+}
+
+/** Hier's flow form member-timed (every member from its own start to its own end, as at message level): in a
+ *  member-timed group whose nodes' gather and scatter flows keep to links of their own, over the tree where its own
+ *  form is member-timed among the leaders (member_timed_tree). Sets the leaders' group member-timed accordingly. */
+bool member_timed_hier(Group& g, Layout& l)
+{
+  const bool timed = g.member_timed() && g.world().solo() && l.nodes_private &&
+                     g.options().inter_algorithm == AlgorithmId::Tree && l.leaders->size() > 1;
+  l.leaders->set_member_timed(timed);
+  return timed && member_timed_tree(*l.leaders);
+}
+
+/** The member-timed plan (member_timed_hier): the message level's steps at each member's own times. A member's send
+ *  to its leader starts once it is posted (its start + o) and the leader is there (it posts its receives at its
+ *  start); the leader reduces (G - 1) gamma M after the last one lands; the leaders' tree runs from those times
+ *  (member-timed); the leader's k-th send back is posted k overheads after its tree ends, and each member ends when
+ *  its own lands, the leader when its last does. Each node's flows run in SimGrid at the node's times
+ *  (CommWorld::run_timed: its links are its own). */
+void timed_plan(Group& g, Layout& layout, const Collective& inter, std::uint64_t bytes)
+{
+  CommWorld& world = g.world();
+  const CollectiveOptions& o = g.options();
+  Group::MemberTimes& times = *g.member_times();
+  const std::size_t nodes = layout.nodes.size();
+  std::vector<Flow> flows;
+  std::vector<double> post_at;
+  for (const auto& local : layout.nodes)
+    for (std::size_t i = 1; i < local.size(); ++i) {
+      flows.push_back({g.endpoint(local[i]), g.endpoint(local[0]), bytes});
+      post_at.push_back(std::max(times.starts[local[i]] + o.msg_overhead_s, times.starts[local[0]]));
+    }
+  std::vector<double> landed = world.run_timed(flows, post_at);
+  Group::MemberTimes leaders;
+  leaders.starts.resize(nodes);
+  for (std::size_t n = 0, f = 0; n < nodes; ++n) {
+    const auto& local = layout.nodes[n];
+    double gathered = times.starts[local[0]];
+    for (std::size_t i = 1; i < local.size(); ++i)
+      gathered = std::max(gathered, landed[f++]);
+    leaders.starts[n] = gathered + o.reduce_s_per_byte * double(bytes) * double(local.size() - 1);
+  }
+  layout.leaders->set_member_times(&leaders);
+  CommWorld::delay(*std::max_element(leaders.starts.begin(), leaders.starts.end()) - simgrid::s4u::Engine::get_clock());
+  const bool ran = inter.flow_plan(*layout.leaders, bytes);
+  layout.leaders->set_member_times(nullptr);
+  if (!ran || leaders.ends.size() != nodes)
+    throw Error("internal: hier's member-timed form needs its inter algorithm's member-timed form");
+  flows.clear();
+  post_at.clear();
+  for (std::size_t n = 0; n < nodes; ++n) {
+    const auto& local = layout.nodes[n];
+    for (std::size_t k = 1; k < local.size(); ++k) {
+      flows.push_back({g.endpoint(local[0]), g.endpoint(local[k]), bytes});
+      post_at.push_back(leaders.ends[n] + double(k) * o.msg_overhead_s);
+    }
+  }
+  landed = world.run_timed(flows, post_at);
+  times.ends.assign(static_cast<std::size_t>(g.size()), 0.0);
+  double last = 0;
+  for (std::size_t n = 0, f = 0; n < nodes; ++n) {
+    const auto& local = layout.nodes[n];
+    double leader_end = leaders.ends[n];
+    for (std::size_t k = 1; k < local.size(); ++k, ++f) {
+      times.ends[local[k]] = landed[f];
+      leader_end = std::max(leader_end, landed[f]);
+    }
+    times.ends[local[0]] = leader_end;
+    last = std::max(last, leader_end);
+  }
+  CommWorld::delay(last - simgrid::s4u::Engine::get_clock());
 }
 
 } // namespace
@@ -78,7 +174,8 @@ bool Hierarchical::drivable(Group& g, std::uint64_t /*bytes*/) const
 {
   if (g.size() <= 1)
     return false;
-  const Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
+  Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
+  member_timed_hier(g, layout); // the leaders' group member-timed or not, before its exact_flow_form is asked
   const CollectiveOptions& o = g.options();
   return (uses_flow(o.inter_algorithm, o.fidelity, layout.leaders->size()) ||
           inter_->exact_flow_form(*layout.leaders)) &&
@@ -91,6 +188,10 @@ bool Hierarchical::flow_plan(Group& g, std::uint64_t bytes) const
   // the overhead), the leader's G-1 reductions, the inter algorithm's flow plan among the leaders, then the
   // scatter, whose k-th flow of a leader starts after k overheads (the leader posts its sends one after the other).
   Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
+  if (g.member_times() != nullptr && member_timed_hier(g, layout)) {
+    timed_plan(g, layout, *inter_, bytes);
+    return true;
+  }
   CommWorld& world = g.world();
   const CollectiveOptions& o = g.options();
   std::vector<Flow> flows;

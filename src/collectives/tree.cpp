@@ -205,9 +205,6 @@ TreeFlows& binary_tree_flows(Group& g)
 }
 } // namespace
 
-/** True when the tree's flow form runs member-timed on `g` (each member from its own start to its own end): a
- *  member-timed group of a solo world, no stack costs, and private links (tree_links_private), where that makes the
- *  form the message level. Elsewhere it runs in lock step, as Group::flow_call's driver can for per-rank actors. */
 bool member_timed_tree(Group& g)
 {
   return g.member_timed() && g.world().solo() && flow_form_allowed(AlgorithmId::Tree, g.options()) &&

@@ -851,6 +851,116 @@ TEST_CASE("flow-level hier over tree equals the message level on a uniform star,
   check_hier("tree", 6, 2);
 }
 
+/** Each rank's end of one allreduce of `bytes` by hier over tree on `hosts` (nodes `nodes`), every rank starting at
+ *  its own offset `starts[r]` (s) from now: at message level (each rank's actor calls allreduce at its start), or
+ *  member-timed (one driver, as the engine's drive_stream: the group member-timed in a solo world, given each rank's
+ *  start, when the last has started). Also the bytes the transfers reported. Empty ends: the plan ended every rank
+ *  with it (lock step). */
+struct Timed {
+  std::vector<double> ends;
+  std::uint64_t reported = 0;
+};
+Timed hier_tree_from(const std::vector<sg4::Host*>& hosts, const std::vector<int>& nodes,
+                     const std::vector<double>& starts, std::uint64_t bytes, bool timed, const std::string& tag)
+{
+  collectives::CollectiveOptions o = costly();
+  o.msg_overhead_s = std::ldexp(1.0, -18); // 3.8 us, a binary fraction: the start offsets below stay exact
+  o.fidelity = timed ? Fidelity::Flow : Fidelity::Message;
+  o.inter_algorithm = collectives::AlgorithmId::Tree;
+  o.chunk_bytes = 64 << 10; // 240 KiB: 4 chunks
+  collectives::CommWorld world(hosts, nodes, o, tag);
+  world.set_solo(timed);
+  collectives::Group group(world);
+  group.set_member_timed(timed);
+  const auto coll = collectives::make_collective(collectives::parse_algorithm("hier"), o);
+  coll->prepare(world);
+  Timed out;
+  world.on_transfer([&](int, int, std::uint64_t b, double, double, int) { out.reported += b; });
+  const double t0 = sg4::Engine::get_clock();
+  if (!timed) {
+    out.ends.assign(hosts.size(), 0.0);
+    std::vector<sg4::ActorPtr> ranks;
+    for (int r = 0; r < world.size(); ++r)
+      ranks.push_back(sg4::Actor::create(tag + std::to_string(r), hosts[r], [&, r] {
+        sg4::this_actor::sleep_until(t0 + starts[r]);
+        coll->allreduce(group, r, bytes);
+        out.ends[r] = sg4::Engine::get_clock() - t0;
+      }));
+    for (auto& a : ranks)
+      a->join();
+    return out;
+  }
+  collectives::Group::MemberTimes times;
+  for (double s : starts)
+    times.starts.push_back(t0 + s);
+  sg4::this_actor::sleep_until(t0 + *std::max_element(starts.begin(), starts.end()));
+  group.set_member_times(&times);
+  coll->drive(group, bytes);
+  group.set_member_times(nullptr);
+  for (double e : times.ends)
+    out.ends.push_back(e - t0);
+  return out;
+}
+
+TEST_CASE("member-timed hier over tree from staggered starts equals the message level from the same starts")
+{
+  // 4 nodes x 3 on the uniform star, o = 3.8 us, gamma = 0.05 ns/B, 240 KiB in 4 chunks; the ranks start up to 40 us
+  // apart (in units of 2^-20 s, about 1 us), so each node gathers, its leader joins the tree and scatters at its own
+  // times: every rank's end equals the message level's (run_timed, the tree's recurrence from each leader's start),
+  // and so do the reported bytes. First: nodes 0 and 1 alike 30 units apart (their gathers one class, run once), node
+  // 1 the last; then node 3's leader last, its members early (their sends wait for it).
+  test::ProbeEngine engine(test::write_star_platform(star(12)));
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  const std::vector<int> nodes{0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3};
+  const std::vector<std::vector<int>> units{{0, 3, 1, 30, 33, 31, 4, 0, 7, 12, 2, 5},
+                                            {0, 3, 1, 2, 0, 1, 4, 0, 7, 40, 2, 5}};
+  std::vector<Timed> message(units.size()), timed(units.size());
+  sg4::Actor::create("controller", hosts[0], [&] {
+    for (std::size_t k = 0; k < units.size(); ++k) {
+      std::vector<double> starts;
+      for (int u : units[k])
+        starts.push_back(std::ldexp(u, -20));
+      message[k] = hier_tree_from(hosts, nodes, starts, 245760, false, "m" + std::to_string(k));
+      timed[k] = hier_tree_from(hosts, nodes, starts, 245760, true, "t" + std::to_string(k));
+    }
+  });
+  engine.engine().run();
+  for (std::size_t k = 0; k < units.size(); ++k) {
+    REQUIRE(timed[k].ends.size() == message[k].ends.size());
+    for (std::size_t r = 0; r < message[k].ends.size(); ++r) {
+      INFO("starts " << k << ", rank " << r << ": message " << message[k].ends[r] << " s, member-timed "
+                     << timed[k].ends[r] << " s");
+      CHECK(std::fabs(timed[k].ends[r] - message[k].ends[r]) <= 1e-9 * message[k].ends[r]);
+    }
+    const auto [first, last] = std::minmax_element(message[k].ends.begin(), message[k].ends.end());
+    CHECK(*first < *last * 0.999); // the ranks do end apart
+    CHECK(timed[k].reported == message[k].reported);
+  }
+}
+
+TEST_CASE("hier runs member-timed only where each node's gather and scatter keep to links of their own")
+{
+  // The same star where the routes from a node's second member to its leader in nodes 0 and 1 also cross one SHARED
+  // link: those nodes' gathers meet there, so each node's cannot run at its own times (the leaders' tree keeps links
+  // of its own); the plan ends every rank with it (lock step).
+  test::StarSpec spec = star(12);
+  spec.shared_routes = {{0, 1}, {3, 4}};
+  spec.shared_bytes_per_s = 1e12;
+  test::ProbeEngine engine(test::write_star_platform(spec));
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  const std::vector<int> nodes{0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3};
+  const std::vector<double> starts(12, 0.0);
+  Timed timed;
+  sg4::Actor::create("controller", hosts[0], [&] { timed = hier_tree_from(hosts, nodes, starts, 245760, true, "t"); });
+  engine.engine().run();
+  CHECK(timed.ends.empty());
+  CHECK(timed.reported == 2 * 8 * 245760 + 2 * 3 * 245760); // gather and scatter, and the leaders' tree's 3 edges
+}
+
 TEST_CASE("flow-level hier on 2 nodes x 4 NVLink GPUs over EDR equals its closed form, as the message level does")
 {
   test::ProbeEngine engine(test::write_nvlink_ib_platform());

@@ -1,6 +1,7 @@
 // Platforms and workloads built for tests: small, contention-free, with known alpha and beta.
 #include "test_platforms.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -78,11 +79,19 @@ std::string write_star_platform(const StarSpec& spec)
   if (spec.backbone_bytes_per_s > 0) // a switch backplane: limits each flow, not their sum
     x << "    <link id=\"bb\" bandwidth=\"" << spec.backbone_bytes_per_s
       << "Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n";
+  if (!spec.shared_routes.empty())
+    x << "    <link id=\"x\" bandwidth=\"" << spec.shared_bytes_per_s
+      << "Bps\" latency=\"0s\" sharing_policy=\"SHARED\"/>\n";
   const std::string backbone = spec.backbone_bytes_per_s > 0 ? "<link_ctn id=\"bb\"/>" : "";
   for (std::size_t i = 0; i < names.size(); ++i)
-    for (std::size_t j = i + 1; j < names.size(); ++j)
+    for (std::size_t j = i + 1; j < names.size(); ++j) {
+      const auto pair = std::make_pair(static_cast<int>(i), static_cast<int>(j));
+      const bool shared =
+          std::find(spec.shared_routes.begin(), spec.shared_routes.end(), pair) != spec.shared_routes.end();
       x << "    <route src=\"" << names[i] << "\" dst=\"" << names[j] << "\"><link_ctn id=\"l" << i
-        << "\" direction=\"UP\"/>" << backbone << "<link_ctn id=\"l" << j << "\" direction=\"DOWN\"/></route>\n";
+        << "\" direction=\"UP\"/>" << backbone << (shared ? "<link_ctn id=\"x\"/>" : "") << "<link_ctn id=\"l" << j
+        << "\" direction=\"DOWN\"/></route>\n";
+    }
   x << "  </zone>\n</platform>\n";
 
   return write_temporary_xml(x.str());

@@ -5,6 +5,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ddlsim::test {
 
@@ -14,12 +16,15 @@ struct StarSpec {
   int hosts = 2;
   double link_bytes_per_s = 1e9;
   double link_latency_s = 1e-6;
-  double speed_flops = 12e12;             ///< host speed
-  std::string gpu = "P40";                ///< gpu property
-  int extra_hosts = 0;                    ///< hosts "srv0", "srv1", ... without the gpu property, on the same star
-  std::string server_cpu;                 ///< when set: the extra hosts carry this `cpu` property (CPU catalogue)
-  double server_speed_flops = -1;         ///< extra hosts' speed; negative: speed_flops
-  double backbone_bytes_per_s = 0;        ///< > 0: every route also crosses one FATPIPE link "bb" of this bandwidth
+  double speed_flops = 12e12;      ///< host speed
+  std::string gpu = "P40";         ///< gpu property
+  int extra_hosts = 0;             ///< hosts "srv0", "srv1", ... without the gpu property, on the same star
+  std::string server_cpu;          ///< when set: the extra hosts carry this `cpu` property (CPU catalogue)
+  double server_speed_flops = -1;  ///< extra hosts' speed; negative: speed_flops
+  double backbone_bytes_per_s = 0; ///< > 0: every route also crosses one FATPIPE link "bb" of this bandwidth
+  /** Host index pairs whose route (both ways) also crosses one SHARED link "x" of shared_bytes_per_s. */
+  std::vector<std::pair<int, int>> shared_routes;
+  double shared_bytes_per_s = 0;
   std::map<int, double> host_latency_s;   ///< host index -> its link's latency instead of link_latency_s
   std::map<int, double> host_bytes_per_s; ///< host index -> its link's bandwidth instead of link_bytes_per_s
 };
