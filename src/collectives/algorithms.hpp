@@ -17,9 +17,13 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
+  /** The flow form's calls (one per slice: ring_flow_list), not the message level's steps (run_step). */
+  std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
   /** Flow level, run by the driver (Group::flow_call): one flow per member of `ring` (endpoints, in ring order) to
    *  the next, after the closed sum of the other steps at `max_latency`. */
   static void ring_flows(Group& group, const std::vector<int>& ring, double max_latency, std::uint64_t bytes);
+  /** The flows of ring_flows: member i of `ring` to member i+1, every chunk it sends, the chunk as message size. */
+  static std::vector<Flow> ring_flow_list(const std::vector<int>& ring, std::uint64_t bytes);
   /** The same plan posted by the members (Group::member_flows): member `position` of `ring` waits for every member,
    *  sleeps the same closed sum and exchanges its one flow with its neighbours, slice after slice, every slice after
    *  every member finished the previous one, as the driver's plan runs them. */

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <limits>
 #include <queue>
+#include <stdexcept>
 #include <tuple>
 #include <unordered_set>
 
@@ -219,7 +220,7 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
 {
   // A stack's size factors keep the classes exact: outside staging copies (contended_) they depend on a flow's bytes
   // alone (install_factors), which the signature holds.
-  if (!solo_ || contended_) {
+  if ((!solo_ && !mirror_) || contended_) {
     finish_own(flows, start_own(flows)); // local: another lane's driver may run flows meanwhile
     return;
   }
@@ -227,28 +228,16 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
   // signature (their shape, component_shape: route latencies and bandwidths, which flows share which links; and their
   // flows' bytes) are identical subsystems of SimGrid's model and evolve identically, so SimGrid runs one of each class
   // (its representative) and every other member takes its representative's times, flow by flow. The routes, components
-  // and their shapes depend on the flows' endpoints alone: learnt once per plan (plan_shape).
-  const PlanShape& shape = plan_shape(flows);
+  // and their shapes depend on the flows' endpoints alone: learnt once per plan (plan_shape). Mirrored: the calls of
+  // every lane in flight are all the network carries, each call's flows between the same endpoints, so each component
+  // holds the same flows of every call; set_mirror's classes are alike in every call, so SimGrid runs one component
+  // per class with every call's flows in it.
+  const PlanShape& shape = mirror_ ? mirror_->shape : plan_shape(flows);
   const std::vector<const Route*>& routes = shape.routes;
   const std::vector<std::vector<std::size_t>>& components = shape.components;
-  std::unordered_map<std::string, std::size_t> class_of; // signature -> its representative's first flow in `posted`
-  std::vector<std::size_t> first(components.size());     // per component: that of its class
+  std::vector<std::size_t> first; // per component: where its class's flows start in `posted`
   std::vector<Flow> posted;
-  for (std::size_t c = 0; c < components.size(); ++c) {
-    signature_.clear(); // the component's shape, then per flow its bytes and message size (the stack's factors)
-    sign(shape.shape_of[c]);
-    for (std::size_t i : components[c]) {
-      sign(flows[i].bytes);
-      sign(flows[i].message_bytes);
-    }
-    auto it = class_of.find(signature_);
-    if (it == class_of.end()) {
-      it = class_of.emplace(signature_, posted.size()).first;
-      for (std::size_t i : components[c])
-        posted.push_back(flows[i]);
-    }
-    first[c] = it->second;
-  }
+  choose_representatives(flows, shape, posted, first);
   for (const auto& f : flows)
     count(f);
   const std::vector<sg4::CommPtr> comms = post(posted);
@@ -277,6 +266,114 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
       const Flow& f = flows[components[c][k]];
       transferred(f.from, f.to, f.bytes, channel, comms[first[c] + k], routes[components[c][k]]);
     }
+}
+
+void CommWorld::choose_representatives(const std::vector<Flow>& flows, const PlanShape& shape,
+                                       std::vector<Flow>& posted, std::vector<std::size_t>& first)
+{
+  const auto& components = shape.components;
+  first.assign(components.size(), 0);
+  if (mirror_) {
+    bool same = flows.size() == shape.ends.size();
+    for (std::size_t i = 0; same && i < flows.size(); ++i)
+      same = shape.ends[i] == std::make_pair(flows[i].from, flows[i].to);
+    if (!same)
+      throw std::logic_error("mirrored lanes: run_flows got flows between other endpoints than the phase declared "
+                             "(CommWorld::set_mirror)");
+    for (std::size_t c = 0; c < components.size(); ++c) {
+      const std::size_t r = mirror_->representative[c];
+      if (r == c) {
+        first[c] = posted.size();
+        for (std::size_t i : components[c])
+          posted.push_back(flows[i]);
+        continue;
+      }
+      first[c] = first[r];
+      for (std::size_t k = 0; k < components[c].size(); ++k) { // alike in this call, as set_mirror was told
+        const Flow& f = flows[components[c][k]];
+        const Flow& g = flows[components[r][k]];
+        if (f.bytes != g.bytes || f.message_bytes != g.message_bytes)
+          throw std::logic_error("mirrored lanes: run_flows got flows of other sizes than the phase declared "
+                                 "(CommWorld::set_mirror)");
+      }
+    }
+    return;
+  }
+  std::unordered_map<std::string, std::size_t> class_of; // signature -> its representative's first flow in `posted`
+  for (std::size_t c = 0; c < components.size(); ++c) {
+    signature_.clear(); // the component's shape, then per flow its bytes and message size (the stack's factors)
+    sign(shape.shape_of[c]);
+    for (std::size_t i : components[c]) {
+      sign(flows[i].bytes);
+      sign(flows[i].message_bytes);
+    }
+    auto it = class_of.find(signature_);
+    if (it == class_of.end()) {
+      it = class_of.emplace(signature_, posted.size()).first;
+      for (std::size_t i : components[c])
+        posted.push_back(flows[i]);
+    }
+    first[c] = it->second;
+  }
+}
+
+bool CommWorld::set_mirror(const std::vector<std::vector<Flow>>& calls)
+{
+  mirror_.reset();
+  if (calls.empty() || calls.front().empty() || contended_)
+    return false;
+  const PlanShape& shape = plan_shape(calls.front());
+  for (const auto& call : calls) {
+    bool same = call.size() == shape.ends.size();
+    for (std::size_t i = 0; same && i < call.size(); ++i)
+      same = shape.ends[i] == std::make_pair(call[i].from, call[i].to);
+    if (!same)
+      return false;
+  }
+  // The distinct calls (by their flows' sizes): tensors of one size make the same call.
+  std::unordered_map<std::uint64_t, std::vector<const std::vector<Flow>*>> by_hash;
+  std::vector<const std::vector<Flow>*> distinct;
+  auto same_sizes = [](const std::vector<Flow>& a, const std::vector<Flow>& b) {
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i].bytes != b[i].bytes || a[i].message_bytes != b[i].message_bytes)
+        return false;
+    return true;
+  };
+  for (const auto& call : calls) {
+    std::uint64_t hash = 1469598103934665603ULL; // FNV-1a over the sizes
+    for (const auto& f : call)
+      for (const std::uint64_t v : {f.bytes, f.message_bytes}) {
+        hash ^= v;
+        hash *= 1099511628211ULL;
+      }
+    auto& bucket = by_hash[hash];
+    if (std::none_of(bucket.begin(), bucket.end(), [&](const auto* b) { return same_sizes(*b, call); })) {
+      bucket.push_back(&call);
+      distinct.push_back(&call);
+    }
+  }
+  auto m = std::make_unique<Mirror>();
+  m->shape = shape;
+  m->representative.resize(shape.components.size());
+  std::unordered_map<std::string, std::size_t> class_of; // signature over every call -> its first component
+  for (std::size_t c = 0; c < shape.components.size(); ++c) {
+    signature_.clear();
+    sign(shape.shape_of[c]);
+    for (const auto* call : distinct)
+      for (std::size_t i : shape.components[c]) {
+        sign((*call)[i].bytes);
+        sign((*call)[i].message_bytes);
+      }
+    m->representative[c] = class_of.emplace(signature_, c).first->second;
+  }
+  m->classes = class_of.size();
+  mirror_ = std::move(m);
+  return true;
+}
+
+std::size_t CommWorld::mirror_classes() const
+{
+  return mirror_ ? mirror_->classes : 0;
 }
 
 const CommWorld::LinkFlows& CommWorld::link_flows(const PlanShape& shape) const

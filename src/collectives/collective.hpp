@@ -104,6 +104,17 @@ public:
    *  size). Off by default. */
   void set_solo(bool solo) { solo_ = solo; }
   bool solo() const { return solo_; }
+  /** Mirrored lanes: for a world that is solo but for several lanes (communication streams) whose drivers run flow
+   *  plans at once, each plan a run_flows call of flows between the same endpoints. `calls` lists the flows of every
+   *  run_flows call the phase may make (any order, repeats allowed). The flows' components (joined by shared links)
+   *  are then every call's components, and components alike for every call (the same shape, and the same bytes and
+   *  message sizes in each call) form one class: SimGrid runs one component per class for every call, whichever
+   *  lanes overlap, and the others take its times (run_flows). False, and nothing set, when the calls' endpoints
+   *  differ, none is given, or the world has staging copies or CPU work (pcie_contention, cpu_contention). */
+  bool set_mirror(const std::vector<std::vector<Flow>>& calls);
+  bool mirrored() const { return mirror_ != nullptr; }
+  /** Classes of components a mirrored world runs per call (0 when not mirrored). */
+  std::size_t mirror_classes() const;
   /** run_flows in steps: starts `flows` now (after the flows started before); finish_flows() waits for every flow
    *  started since the last finish (so a plan can stagger starts, e.g. one per overhead) and reports them. */
   void start_flows(const std::vector<Flow>& flows);
@@ -271,6 +282,17 @@ private:
     signature_.append(reinterpret_cast<const char*>(&value), sizeof value);
   }
   bool solo_ = false;
+  /** set_mirror's plan: its shape, and per component the first component of its class (its representative). */
+  struct Mirror {
+    PlanShape shape;
+    std::vector<std::size_t> representative;
+    std::size_t classes = 0;
+  };
+  std::unique_ptr<Mirror> mirror_;
+  /** The flows of `flows` SimGrid runs (`posted`) and, per component of `shape`, where its class's flows start in
+   *  `posted`: one component per class of signatures (solo) or of set_mirror's classes (mirrored). */
+  void choose_representatives(const std::vector<Flow>& flows, const PlanShape& shape, std::vector<Flow>& posted,
+                              std::vector<std::size_t>& first);
   struct Helper; ///< fork_join's helper of one endpoint and key
   std::unordered_map<std::uint64_t, std::shared_ptr<Helper>> helpers_;
   std::set<AlgorithmId> exact_forms_;
@@ -390,11 +412,12 @@ public:
    *  staging copies or CPU work on the way (pcie_contention, cpu_contention off), unless the world is solo (its
    *  driver hands SimGrid one flow per class of identical components, CommWorld::run_flows). SimGrid 3.32 keeps every
    * driver-posted host-to-host transfer in one list that each completion scans (docs/collectives.md), a member-posted
-   * one only in its two members' lists. */
+   * one only in its two members' lists. Not in a mirrored world either (CommWorld::set_mirror: the same). */
   bool member_flows() const
   {
     return size() > options().member_flows_above_ranks && !options().pcie_contention && !options().cpu_contention &&
-           options().stack.ideal() && !world_.solo(); // a stack's per-message costs: the driver's closed sums
+           options().stack.ideal() && !world_.solo() && // a stack's per-message costs: the driver's closed sums
+           !world_.mirrored();                          // one component per class, whichever lanes run
   }
   /** @brief Each member's times in a driven aggregation (member_timed): when its part starts, and, where
    *  the plan knows them, when it ends. */
@@ -472,6 +495,10 @@ public:
    *  of them wait for the last one, which runs the plan for every member): one actor may then run that plan for the
    *  group with drive(), and the engine gives each communication stream one such actor instead of one per rank. */
   virtual bool drivable(Group& /*group*/, std::uint64_t /*bytes*/) const { return false; }
+  /** The flows of every CommWorld::run_flows call the flow plan of an allreduce of `bytes` over `group` makes (where
+   *  drivable() says so), when that plan is nothing but sleeps and run_flows calls (CommWorld::set_mirror); empty where
+   *  the algorithm does not say (the default). */
+  virtual std::vector<std::vector<Flow>> flow_calls(Group& /*group*/, std::uint64_t /*bytes*/) const { return {}; }
   /** True when Fidelity::Auto runs this algorithm's flow form on `group` because it equals the message level there
    *  (FlowForm::WhenExact; the check is the algorithm's own, on the group's routes). False by default. */
   virtual bool exact_flow_form(Group& /*group*/) const { return false; }

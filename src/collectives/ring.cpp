@@ -130,14 +130,30 @@ void RingAllreduce::ring_flows(Group& g, const std::vector<int>& ring, double ma
   // Every member sends one flow carrying every chunk it sends (all but chunks i+1 and i+2 of its ring position i),
   // after the other 2P-3 steps' latencies at the slowest ring hop, all 2(P-1) overheads and its P-1 reductions
   // (every chunk but its own: at most M - floor(M/P) bytes).
+  CommWorld::delay(ring_delay_s(g.options(), static_cast<int>(ring.size()), max_latency, bytes));
+  g.world().run_flows(ring_flow_list(ring, bytes));
+}
+
+std::vector<Flow> RingAllreduce::ring_flow_list(const std::vector<int>& ring, std::uint64_t bytes)
+{
   const int p = static_cast<int>(ring.size());
-  CommWorld::delay(ring_delay_s(g.options(), p, max_latency, bytes));
   std::vector<Flow> flows;
   flows.reserve(ring.size());
   const std::uint64_t message = chunk_bytes(bytes, std::uint64_t(p), 0); // the factors read the chunk, not the flow
   for (int i = 0; i < p; ++i)
     flows.push_back({ring[i], ring[(i + 1) % p], ring_flow_bytes(p, i, bytes), message});
-  g.world().run_flows(flows);
+  return flows;
+}
+
+std::vector<std::vector<Flow>> RingAllreduce::flow_calls(Group& g, std::uint64_t bytes) const
+{
+  std::vector<std::vector<Flow>> calls;
+  if (g.size() <= 1 || !g.use_flow(AlgorithmId::Ring) || message_steps(g))
+    return calls; // no flow form here, or the message level's steps (run_step)
+  const std::uint64_t n = slices(g, bytes);
+  for (std::uint64_t i = 0; i < n; ++i)
+    calls.push_back(ring_flow_list(g.members(), chunk_bytes(bytes, n, i)));
+  return calls;
 }
 
 void RingAllreduce::ring_steps(Group& g, int self, std::uint64_t bytes)

@@ -48,6 +48,7 @@ struct PhaseResult {
    *  simulated one, shifted in time, because every iteration provably equals it (engine/phase.cpp, replication). */
   unsigned iterations_simulated = 0;
   std::uint64_t activities = 0; ///< SimGrid activities the phase completed (transfers, executions, sleeps)
+  std::uint64_t flows = 0;      ///< of those, the host-to-host flows the flow forms handed SimGrid
   /** Algorithms (by name) whose flow form --fidelity auto ran because it equals their message level on the
    *  phase's routes (FlowForm::WhenExact), in name order. */
   std::vector<std::string> exact_flow_forms;

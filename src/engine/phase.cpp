@@ -102,6 +102,12 @@ struct Phase::Impl {
     // (the reference shape) runs every flow in SimGrid.
     const bool one_stream = dag_.comm_policy == dag::CommPolicy::Priority || dag_.comm_streams == 1;
     world_.set_solo(spec.drive_streams && spec.exact_network && nominal_ && one_stream);
+    // Several in-order streams, solo otherwise: mirrored lanes where every aggregation's plan is run_flows calls
+    // between the same endpoints (CommWorld::set_mirror); before drivable() too (the ring's driver then posts its
+    // flows at any size).
+    if (!world_.solo() && spec.drive_streams && spec.exact_network && nominal_ &&
+        dag_.comm_policy == dag::CommPolicy::InOrder)
+      mirror_lanes();
     // In-order streams of a solo world are driven (below) with each rank's start: a plan may end each rank at its
     // own time (drive_stream). The priority policy's driver starts every rank of an aggregation at once.
     for (auto& g : groups_)
@@ -352,7 +358,8 @@ struct Phase::Impl {
     if (copies > 1)
       replicate(barrier_end_ - start_);
     result_.links = links_.usage(start_);
-    result_.activities = world_.flows_posted(); // the rest: SimGrid's signals (simulation.cpp)
+    result_.flows = world_.flows_posted();
+    result_.activities = result_.flows; // the rest: SimGrid's signals (simulation.cpp)
     for (collectives::AlgorithmId id : world_.exact_forms())
       result_.exact_flow_forms.emplace_back(collectives::entry(id).name);
     std::sort(result_.exact_flow_forms.begin(), result_.exact_flow_forms.end());
@@ -437,14 +444,36 @@ private:
   {
     if (!nominal_ || dag_.communication.empty())
       return false;
-    std::set<std::uint64_t> sizes;
-    for (const auto& slot : dag_.communication)
-      sizes.insert(dag_.tasks[slot.task].bytes);
+    const std::set<std::uint64_t> sizes = aggregated_sizes();
     for (const auto& group : groups_)
       for (std::uint64_t bytes : sizes)
         if (!collective_.drivable(*group, bytes))
           return false;
     return true;
+  }
+
+  /** Every tensor size the phase aggregates. */
+  std::set<std::uint64_t> aggregated_sizes() const
+  {
+    std::set<std::uint64_t> sizes;
+    for (const auto& slot : dag_.communication)
+      sizes.insert(dag_.tasks[slot.task].bytes);
+    return sizes;
+  }
+
+  /** Mirrors the lanes (CommWorld::set_mirror) when the collective says which run_flows calls each tensor's plan
+   *  makes (Collective::flow_calls; every lane's group has the same members). */
+  void mirror_lanes()
+  {
+    std::vector<std::vector<collectives::Flow>> calls;
+    for (std::uint64_t bytes : aggregated_sizes()) {
+      auto more = collective_.flow_calls(*groups_.front(), bytes);
+      if (more.empty())
+        return;
+      for (auto& c : more)
+        calls.push_back(std::move(c));
+    }
+    world_.set_mirror(calls);
   }
 
   /** Communication stream `lane` of every rank at once (drivable()): each aggregation starts on a rank when it is

@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <stdexcept>
+#include <tuple>
 
 using namespace ddlsim;
 namespace sg4 = simgrid::s4u;
@@ -1166,4 +1168,136 @@ TEST_CASE("solo world with a stack's size factors: one component per class, ever
   // The factors depend on a flow's bytes alone (no staging copies in a solo world), which the classes hold: the 1000 B,
   // 3 MiB and 200 MiB plans run with different factors, each class's as SimGrid gives it.
   check_solo(sized_stack());
+}
+
+namespace {
+
+/** Two lanes' drivers, each running its plans one after the other (lane 1 from `lag_s` later), in a world that is
+ *  mirrored (set_mirror with every plan) or not: every transfer reported (sorted), when each call returned (lane by
+ *  lane) and the transfers SimGrid was given. */
+struct LanesRun {
+  std::vector<Reported> reported;
+  std::vector<double> returned_s;
+  std::uint64_t posted = 0;
+  std::size_t classes = 0;
+};
+LanesRun run_lanes(const std::vector<sg4::Host*>& hosts, bool mirrored,
+                   const std::vector<std::vector<std::vector<collectives::Flow>>>& lanes, double lag_s,
+                   const std::string& tag)
+{
+  collectives::CommWorld world(hosts, {}, {}, tag);
+  if (mirrored) {
+    std::vector<std::vector<collectives::Flow>> calls;
+    for (const auto& lane : lanes)
+      calls.insert(calls.end(), lane.begin(), lane.end());
+    REQUIRE(world.set_mirror(calls));
+  }
+  LanesRun out;
+  out.classes = world.mirror_classes();
+  const double t0 = sg4::Engine::get_clock();
+  world.on_transfer([&](int from, int to, std::uint64_t b, double start, double end, int) {
+    out.reported.push_back({from, to, b, start - t0, end - t0});
+  });
+  std::vector<std::vector<double>> returned(lanes.size());
+  std::vector<sg4::ActorPtr> drivers;
+  for (std::size_t k = 0; k < lanes.size(); ++k)
+    drivers.push_back(sg4::Actor::create(tag + "-lane" + std::to_string(k), hosts[0], [&, k] {
+      collectives::CommWorld::delay(double(k) * lag_s);
+      for (const auto& plan : lanes[k]) {
+        world.run_flows(plan);
+        returned[k].push_back(sg4::Engine::get_clock() - t0);
+      }
+    }));
+  for (auto& d : drivers)
+    d->join();
+  for (const auto& r : returned)
+    out.returned_s.insert(out.returned_s.end(), r.begin(), r.end());
+  std::sort(out.reported.begin(), out.reported.end(), [](const Reported& a, const Reported& b) {
+    return std::tie(a.from, a.to, a.start_s, a.bytes) < std::tie(b.from, b.to, b.start_s, b.bytes);
+  });
+  out.posted = world.flows_posted();
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("mirrored lanes: two drivers' overlapping ring plans, one component per class, every transfer as SimGrid "
+          "gives it")
+{
+  // 2 nodes x 4 GPUs (every pair of a node on its own NVLink, one EDR link per node): the ring 0 -> 1 -> ... -> 7 -> 0
+  // is eight components of one flow, six on NVLinks (one shape), two over EDR (edges 3 and 7: another). Its flow form
+  // with 8000 B sends the same bytes on every edge; with 8003 B (3 chunks of 1001 B, 5 of 1000 B) edge i sends every
+  // chunk but (i+1) and (i+2): edges 7 and 0 two large chunks fewer, 1 and 6 one, 2..5 none. Alike in both calls:
+  // NVLink {0}, {1, 6}, {2, 4, 5}, EDR {7}, {3}: 5 classes. Lane 0 runs 8003 B then 8000 B; lane 1, 2 us later, 8000 B
+  // then 8003 B: their flows share every link.
+  test::ProbeEngine engine(test::write_nvlink_ib_platform());
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  REQUIRE(hosts.size() == 8);
+  const std::vector<int> ring{0, 1, 2, 3, 4, 5, 6, 7};
+  const auto odd = collectives::RingAllreduce::ring_flow_list(ring, 8003);
+  const auto even = collectives::RingAllreduce::ring_flow_list(ring, 8000);
+  const std::vector<std::vector<std::vector<collectives::Flow>>> lanes{{odd, even}, {even, odd}};
+  LanesRun simulated, mirrored;
+  sg4::Actor::create("controller", hosts[0], [&] {
+    simulated = run_lanes(hosts, false, lanes, 2e-6, "s");
+    mirrored = run_lanes(hosts, true, lanes, 2e-6, "m");
+  });
+  engine.engine().run();
+  REQUIRE(mirrored.reported.size() == simulated.reported.size());
+  for (std::size_t i = 0; i < mirrored.reported.size(); ++i) {
+    const Reported &a = mirrored.reported[i], &b = simulated.reported[i];
+    INFO("transfer " << i << ": " << a.from << " -> " << a.to << ", " << a.bytes << " B: mirrored " << a.start_s
+                     << " .. " << a.end_s << " s, SimGrid " << b.start_s << " .. " << b.end_s << " s");
+    CHECK(a.from == b.from);
+    CHECK(a.to == b.to);
+    CHECK(a.bytes == b.bytes);
+    CHECK(std::fabs(a.start_s - b.start_s) <= 1e-9 * b.end_s);
+    CHECK(std::fabs(a.end_s - b.end_s) <= 1e-9 * b.end_s);
+  }
+  REQUIRE(mirrored.returned_s.size() == simulated.returned_s.size());
+  for (std::size_t i = 0; i < mirrored.returned_s.size(); ++i)
+    CHECK(std::fabs(mirrored.returned_s[i] - simulated.returned_s[i]) <= 1e-9 * simulated.returned_s[i]);
+  // The lanes overlap: lane 1's first call starts before lane 0's first ends (the flows met on their links).
+  CHECK(simulated.returned_s[0] > 2e-6);
+  CHECK(mirrored.classes == 5);
+  CHECK(simulated.posted == 4 * 8);
+  CHECK(mirrored.posted == 4 * 5);
+}
+
+TEST_CASE("mirrored lanes refuse plans they were not told of, and endpoints that differ")
+{
+  test::ProbeEngine engine(test::write_nvlink_ib_platform());
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  const std::vector<int> ring{0, 1, 2, 3, 4, 5, 6, 7};
+  const auto even = collectives::RingAllreduce::ring_flow_list(ring, 8000);
+  collectives::CommWorld world(hosts, {}, {}, "g");
+  // Calls between other endpoints than the first's: no mirror.
+  CHECK_FALSE(world.set_mirror({even, collectives::RingAllreduce::ring_flow_list({0, 2, 1, 3, 4, 5, 6, 7}, 8000)}));
+  CHECK_FALSE(world.mirrored());
+  CHECK_FALSE(world.set_mirror({}));
+  REQUIRE(world.set_mirror({even})); // every edge sends 2 x 8000 - 2 x 1000 B: one class per shape
+  CHECK(world.mirror_classes() == 2);
+  std::string sizes_error, ends_error;
+  sg4::Actor::create("driver", hosts[0], [&] {
+    try { // 8003 B: edges of one class send different bytes
+      world.run_flows(collectives::RingAllreduce::ring_flow_list(ring, 8003));
+    } catch (const std::logic_error& e) {
+      sizes_error = e.what();
+    }
+    try {
+      world.run_flows({{0, 1, 1000}});
+    } catch (const std::logic_error& e) {
+      ends_error = e.what();
+    }
+  });
+  engine.engine().run();
+  CHECK(sizes_error == "mirrored lanes: run_flows got flows of other sizes than the phase declared "
+                       "(CommWorld::set_mirror)");
+  CHECK(ends_error == "mirrored lanes: run_flows got flows between other endpoints than the phase declared "
+                      "(CommWorld::set_mirror)");
+  CHECK(world.flows_posted() == 0);
 }

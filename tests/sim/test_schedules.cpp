@@ -148,6 +148,28 @@ TEST_CASE("schedules by hand: two communication streams run two aggregations at 
   CHECK(test::relative_error(s.iteration_time_s, 17.4 * ms) < 1e-9);
 }
 
+TEST_CASE("schedules by hand: two streams of the ring's flow form, mirrored lanes: one SimGrid flow per aggregation")
+{
+  // The same at flow level: an aggregation is a sleep of alpha, then the two ranks' flows of M bytes each (0 -> 1,
+  // 1 -> 0): A(1 MB) = 0.5 + 0.5 + 1 ms alone; L3's and L2's flows share both links: 0.5 + 0.5 + 2 ms = 3 ms, as the
+  // message level's steps. The two flows of every aggregation of both lanes are alike (mirrored lanes,
+  // CommWorld::set_mirror): SimGrid runs one of them per aggregation (each lane's flows in every call: both).
+  auto o = options(dag::Schedule::Sequential);
+  o.comm_streams = 2;
+  const auto w = toy();
+  engine::SimulationInput in = test::input(star2(), w);
+  in.iterations = 2;
+  in.single_gpu_baseline = false;
+  in.collective.fidelity = collectives::Fidelity::Flow;
+  engine::Simulation sim(in);
+  test::RunResult out;
+  out.dag = dag::build_dag(w, o);
+  static_cast<engine::SimulationOutput&>(out) = sim.run(out.dag);
+  const auto s = report::summarize_phase(out.dag, out.multi);
+  CHECK(test::relative_error(s.iteration_time_s, 17.4 * ms) < 1e-9);
+  CHECK(out.multi.flows == 4 * out.multi.iterations_simulated); // every flow in SimGrid: twice that
+}
+
 TEST_CASE("schedules by hand: per-layer updates let the next forward of a layer wait only for its update")
 {
   // 0.9 ms backward: gradients at 7.9, 8.8, 9.7, 10.6. wfbp: L3 7.9-9.9, L2 -11.9, L1 -13.9, L0 -15.9; iteration 2
