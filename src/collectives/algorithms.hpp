@@ -17,7 +17,7 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
-  /** The flow form's calls (one per slice: ring_flow_list), not the message level's steps (run_step). */
+  /** The flow form's calls (one per slice size: ring_flow_list), not the message level's steps (run_step). */
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
   /** Flow level, run by the driver (Group::flow_call): one flow per member of `ring` (endpoints, in ring order) to
    *  the next, after the closed sum of the other steps at `max_latency`. */

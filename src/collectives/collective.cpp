@@ -274,10 +274,7 @@ void CommWorld::choose_representatives(const std::vector<Flow>& flows, const Pla
   const auto& components = shape.components;
   first.assign(components.size(), 0);
   if (mirror_) {
-    bool same = flows.size() == shape.ends.size();
-    for (std::size_t i = 0; same && i < flows.size(); ++i)
-      same = shape.ends[i] == std::make_pair(flows[i].from, flows[i].to);
-    if (!same)
+    if (!shape.has_ends(flows))
       throw std::logic_error("mirrored lanes: run_flows got flows between other endpoints than the phase declared "
                              "(CommWorld::set_mirror)");
     for (std::size_t c = 0; c < components.size(); ++c) {
@@ -323,13 +320,8 @@ bool CommWorld::set_mirror(const std::vector<std::vector<Flow>>& calls)
   if (calls.empty() || calls.front().empty() || contended_)
     return false;
   const PlanShape& shape = plan_shape(calls.front());
-  for (const auto& call : calls) {
-    bool same = call.size() == shape.ends.size();
-    for (std::size_t i = 0; same && i < call.size(); ++i)
-      same = shape.ends[i] == std::make_pair(call[i].from, call[i].to);
-    if (!same)
-      return false;
-  }
+  if (!std::all_of(calls.begin(), calls.end(), [&shape](const auto& call) { return shape.has_ends(call); }))
+    return false;
   // The distinct calls (by their flows' sizes): tensors of one size make the same call.
   std::unordered_map<std::uint64_t, std::vector<const std::vector<Flow>*>> by_hash;
   std::vector<const std::vector<Flow>*> distinct;
@@ -368,6 +360,16 @@ bool CommWorld::set_mirror(const std::vector<std::vector<Flow>>& calls)
   }
   m->classes = class_of.size();
   mirror_ = std::move(m);
+  return true;
+}
+
+bool CommWorld::PlanShape::has_ends(const std::vector<Flow>& flows) const
+{
+  if (flows.size() != ends.size())
+    return false;
+  for (std::size_t i = 0; i < flows.size(); ++i)
+    if (ends[i].first != flows[i].from || ends[i].second != flows[i].to)
+      return false;
   return true;
 }
 
@@ -584,16 +586,8 @@ const CommWorld::PlanShape& CommWorld::plan_shape(const std::vector<Flow>& flows
       hash ^= static_cast<std::uint32_t>(end);
       hash *= 1099511628211ULL;
     }
-  auto same = [&flows](const PlanShape& s) {
-    if (s.ends.size() != flows.size())
-      return false;
-    for (std::size_t i = 0; i < flows.size(); ++i)
-      if (s.ends[i].first != flows[i].from || s.ends[i].second != flows[i].to)
-        return false;
-    return true;
-  };
   for (const auto& s : plan_shapes_[hash])
-    if (same(*s))
+    if (s->has_ends(flows))
       return *s;
   if (++shapes_kept_ > kMaxPlanShapes) { // plans of ever new endpoints: keep the memory bounded
     plan_shapes_.clear();

@@ -255,6 +255,8 @@ private:
     mutable std::vector<double> rates;
     mutable std::vector<char> alike; ///< per component (empty: not computed yet)
     mutable LinkFlows links;         ///< for TransferBatch (empty ids and offsets: not computed yet)
+    /** True when `flows` are between `ends`, in order. */
+    bool has_ends(const std::vector<Flow>& flows) const;
   };
   /** The shape's LinkFlows, computed the first time they are asked for. */
   const LinkFlows& link_flows(const PlanShape& shape) const;
@@ -496,8 +498,8 @@ public:
    *  group with drive(), and the engine gives each communication stream one such actor instead of one per rank. */
   virtual bool drivable(Group& /*group*/, std::uint64_t /*bytes*/) const { return false; }
   /** The flows of every CommWorld::run_flows call the flow plan of an allreduce of `bytes` over `group` makes (where
-   *  drivable() says so), when that plan is nothing but sleeps and run_flows calls (CommWorld::set_mirror); empty where
-   *  the algorithm does not say (the default). */
+   *  drivable() says so; calls alike listed once), when that plan is nothing but sleeps and run_flows calls
+   *  (CommWorld::set_mirror); empty where the algorithm does not say (the default). */
   virtual std::vector<std::vector<Flow>> flow_calls(Group& /*group*/, std::uint64_t /*bytes*/) const { return {}; }
   /** True when Fidelity::Auto runs this algorithm's flow form on `group` because it equals the message level there
    *  (FlowForm::WhenExact; the check is the algorithm's own, on the group's routes). False by default. */
