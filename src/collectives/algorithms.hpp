@@ -275,6 +275,7 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
+  std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
 
 private:
   std::vector<Choice> choices_;
@@ -295,6 +296,7 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
+  std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
 
 private:
   std::vector<Rule> rules_;
@@ -316,6 +318,7 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
+  std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
 
 private:
   std::unique_ptr<Collective> inner_;

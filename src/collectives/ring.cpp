@@ -149,7 +149,7 @@ std::vector<std::vector<Flow>> RingAllreduce::flow_calls(Group& g, std::uint64_t
 {
   std::vector<std::vector<Flow>> calls;
   if (g.size() <= 1 || !g.use_flow(AlgorithmId::Ring) || message_steps(g))
-    return calls; // no flow form here, or the message level's steps (run_step)
+    return calls;                           // no flow form here, or the message level's steps (run_step)
   const std::uint64_t n = slices(g, bytes); // slices of at most two sizes: the first ones, one byte more than the last
   calls.push_back(ring_flow_list(g.members(), chunk_bytes(bytes, n, 0)));
   if (chunk_bytes(bytes, n, n - 1) != chunk_bytes(bytes, n, 0))

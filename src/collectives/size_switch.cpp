@@ -44,6 +44,11 @@ void SizeSwitch::drive(Group& group, std::uint64_t bytes) const
   by_size(choices_, bytes).drive(group, bytes);
 }
 
+std::vector<std::vector<Flow>> SizeSwitch::flow_calls(Group& group, std::uint64_t bytes) const
+{
+  return by_size(choices_, bytes).flow_calls(group, bytes);
+}
+
 void RankSwitch::allreduce(Group& group, int self, std::uint64_t bytes) const
 {
   by_ranks(rules_, group).allreduce(group, self, bytes);
@@ -57,6 +62,11 @@ bool RankSwitch::drivable(Group& group, std::uint64_t bytes) const
 void RankSwitch::drive(Group& group, std::uint64_t bytes) const
 {
   by_ranks(rules_, group).drive(group, bytes);
+}
+
+std::vector<std::vector<Flow>> RankSwitch::flow_calls(Group& group, std::uint64_t bytes) const
+{
+  return by_ranks(rules_, group).flow_calls(group, bytes);
 }
 
 void StackCall::allreduce(Group& group, int self, std::uint64_t bytes) const
@@ -79,6 +89,11 @@ void StackCall::drive(Group& group, std::uint64_t bytes) const
   if (s > 0)
     simgrid::s4u::this_actor::sleep_for(s);
   inner_->drive(group, bytes);
+}
+
+std::vector<std::vector<Flow>> StackCall::flow_calls(Group& group, std::uint64_t bytes) const
+{
+  return inner_->flow_calls(group, bytes); // the call cost is a sleep before the plan
 }
 
 } // namespace ddlsim::collectives
