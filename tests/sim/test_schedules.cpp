@@ -170,6 +170,50 @@ TEST_CASE("schedules by hand: two streams of the ring's flow form, mirrored lane
   CHECK(out.multi.flows == 4 * out.multi.iterations_simulated); // every flow in SimGrid: twice that
 }
 
+TEST_CASE("schedules by hand: two streams through a size switch and a stack's call cost, still mirrored lanes")
+{
+  // The same with every aggregation behind a size switch between two rings (the first takes every 1 MB tensor) and a
+  // stack's per-call cost of 0.1 ms, slept before the plan: L3 and L2 11.1-14.1, L1 and L0 14.2-17.2, update
+  // 17.2-17.6. The wrappers pass the ring's calls on: still one SimGrid flow per aggregation.
+  auto o = options(dag::Schedule::Sequential);
+  o.comm_streams = 2;
+  const auto w = toy();
+  engine::SimulationInput in = test::input(star2(), w);
+  in.iterations = 2;
+  in.single_gpu_baseline = false;
+  in.algorithm = collectives::parse_algorithm("ring<=2MB,ring");
+  in.collective.fidelity = collectives::Fidelity::Flow;
+  in.collective.stack.call_overhead_s = 0.1 * ms;
+  engine::Simulation sim(in);
+  test::RunResult out;
+  out.dag = dag::build_dag(w, o);
+  static_cast<engine::SimulationOutput&>(out) = sim.run(out.dag);
+  const auto s = report::summarize_phase(out.dag, out.multi);
+  CHECK(test::relative_error(s.iteration_time_s, 17.6 * ms) < 1e-9);
+  CHECK(out.multi.flows == 4 * out.multi.iterations_simulated);
+}
+
+TEST_CASE("schedules by hand: two streams through a stack's rules by group size, still mirrored lanes")
+{
+  // A stack's rules (RankSwitch): rd up to one rank, then a size switch between two rings for any group: the 2 ranks
+  // take the rings, and the times of the first case, 17.4 ms; one SimGrid flow per aggregation.
+  auto o = options(dag::Schedule::Sequential);
+  o.comm_streams = 2;
+  const auto w = toy();
+  engine::SimulationInput in = test::input(star2(), w);
+  in.iterations = 2;
+  in.single_gpu_baseline = false;
+  in.algorithm = collectives::rank_rules({{1, "rd"}, {0, "ring<=2MB,ring"}}, "test rules");
+  in.collective.fidelity = collectives::Fidelity::Flow;
+  engine::Simulation sim(in);
+  test::RunResult out;
+  out.dag = dag::build_dag(w, o);
+  static_cast<engine::SimulationOutput&>(out) = sim.run(out.dag);
+  const auto s = report::summarize_phase(out.dag, out.multi);
+  CHECK(test::relative_error(s.iteration_time_s, 17.4 * ms) < 1e-9);
+  CHECK(out.multi.flows == 4 * out.multi.iterations_simulated);
+}
+
 TEST_CASE("schedules by hand: per-layer updates let the next forward of a layer wait only for its update")
 {
   // 0.9 ms backward: gradients at 7.9, 8.8, 9.7, 10.6. wfbp: L3 7.9-9.9, L2 -11.9, L1 -13.9, L0 -15.9; iteration 2
