@@ -300,10 +300,7 @@ void CommWorld::choose_representatives(const std::vector<Flow>& flows, const Pla
   for (std::size_t c = 0; c < components.size(); ++c) {
     signature_.clear(); // the component's shape, then per flow its bytes and message size (the stack's factors)
     sign(shape.shape_of[c]);
-    for (std::size_t i : components[c]) {
-      sign(flows[i].bytes);
-      sign(flows[i].message_bytes);
-    }
+    sign_sizes(flows, components[c]);
     auto it = class_of.find(signature_);
     if (it == class_of.end()) {
       it = class_of.emplace(signature_, posted.size()).first;
@@ -322,43 +319,17 @@ bool CommWorld::set_mirror(const std::vector<std::vector<Flow>>& calls)
   const PlanShape& shape = plan_shape(calls.front());
   if (!std::all_of(calls.begin(), calls.end(), [&shape](const auto& call) { return shape.has_ends(call); }))
     return false;
-  // The distinct calls (by their flows' sizes): tensors of one size make the same call.
-  std::unordered_map<std::uint64_t, std::vector<const std::vector<Flow>*>> by_hash;
-  std::vector<const std::vector<Flow>*> distinct;
-  auto same_sizes = [](const std::vector<Flow>& a, const std::vector<Flow>& b) {
-    for (std::size_t i = 0; i < a.size(); ++i)
-      if (a[i].bytes != b[i].bytes || a[i].message_bytes != b[i].message_bytes)
-        return false;
-    return true;
-  };
-  for (const auto& call : calls) {
-    std::uint64_t hash = 1469598103934665603ULL; // FNV-1a over the sizes
-    for (const auto& f : call)
-      for (const std::uint64_t v : {f.bytes, f.message_bytes}) {
-        hash ^= v;
-        hash *= 1099511628211ULL;
-      }
-    auto& bucket = by_hash[hash];
-    if (std::none_of(bucket.begin(), bucket.end(), [&](const auto* b) { return same_sizes(*b, call); })) {
-      bucket.push_back(&call);
-      distinct.push_back(&call);
-    }
-  }
   auto m = std::make_unique<Mirror>();
   m->shape = shape;
   m->representative.resize(shape.components.size());
   std::unordered_map<std::string, std::size_t> class_of; // signature over every call -> its first component
   for (std::size_t c = 0; c < shape.components.size(); ++c) {
-    signature_.clear();
+    signature_.clear(); // a call listed twice adds the same sizes to every component: the same classes
     sign(shape.shape_of[c]);
-    for (const auto* call : distinct)
-      for (std::size_t i : shape.components[c]) {
-        sign((*call)[i].bytes);
-        sign((*call)[i].message_bytes);
-      }
+    for (const auto& call : calls)
+      sign_sizes(call, shape.components[c]);
     m->representative[c] = class_of.emplace(signature_, c).first->second;
   }
-  m->classes = class_of.size();
   mirror_ = std::move(m);
   return true;
 }
@@ -375,7 +346,20 @@ bool CommWorld::PlanShape::has_ends(const std::vector<Flow>& flows) const
 
 std::size_t CommWorld::mirror_classes() const
 {
-  return mirror_ ? mirror_->classes : 0;
+  if (!mirror_)
+    return 0;
+  std::size_t classes = 0; // one representative each
+  for (std::size_t c = 0; c < mirror_->representative.size(); ++c)
+    classes += mirror_->representative[c] == c ? 1 : 0;
+  return classes;
+}
+
+void CommWorld::sign_sizes(const std::vector<Flow>& flows, const std::vector<std::size_t>& component)
+{
+  for (std::size_t i : component) {
+    sign(flows[i].bytes);
+    sign(flows[i].message_bytes);
+  }
 }
 
 const CommWorld::LinkFlows& CommWorld::link_flows(const PlanShape& shape) const

@@ -283,12 +283,13 @@ private:
   {
     signature_.append(reinterpret_cast<const char*>(&value), sizeof value);
   }
+  /** Appends the bytes and message size of each flow of `component` (indices into `flows`) to signature_. */
+  void sign_sizes(const std::vector<Flow>& flows, const std::vector<std::size_t>& component);
   bool solo_ = false;
   /** set_mirror's plan: its shape, and per component the first component of its class (its representative). */
   struct Mirror {
     PlanShape shape;
     std::vector<std::size_t> representative;
-    std::size_t classes = 0;
   };
   std::unique_ptr<Mirror> mirror_;
   /** The flows of `flows` SimGrid runs (`posted`) and, per component of `shape`, where its class's flows start in

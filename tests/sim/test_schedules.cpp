@@ -78,6 +78,28 @@ report::PhaseSummary check(const dag::ScheduleOptions& o, double expected, const
   return s;
 }
 
+/** The toy's sequential schedule on two communication streams at flow level, 2 iterations, with `algorithm` (default:
+ *  the ring) and a stack's per-call cost of `call_overhead_s`: the run and its summary. */
+std::pair<test::RunResult, report::PhaseSummary> flow_streams(collectives::AlgorithmSpec algorithm = {},
+                                                              double call_overhead_s = 0)
+{
+  auto o = options(dag::Schedule::Sequential);
+  o.comm_streams = 2;
+  const auto w = toy();
+  engine::SimulationInput in = test::input(star2(), w);
+  in.iterations = 2;
+  in.single_gpu_baseline = false;
+  in.algorithm = std::move(algorithm);
+  in.collective.fidelity = collectives::Fidelity::Flow;
+  in.collective.stack.call_overhead_s = call_overhead_s;
+  engine::Simulation sim(in);
+  test::RunResult out;
+  out.dag = dag::build_dag(w, o);
+  static_cast<engine::SimulationOutput&>(out) = sim.run(out.dag);
+  auto s = report::summarize_phase(out.dag, out.multi);
+  return {std::move(out), std::move(s)};
+}
+
 // Forward ends at 7 ms; with 1 ms backward per layer the gradients of L3, L2, L1, L0 exist at 8, 9, 10, 11 ms.
 
 } // namespace
@@ -154,18 +176,7 @@ TEST_CASE("schedules by hand: two streams of the ring's flow form, mirrored lane
   // 1 -> 0): A(1 MB) = 0.5 + 0.5 + 1 ms alone; L3's and L2's flows share both links: 0.5 + 0.5 + 2 ms = 3 ms, as the
   // message level's steps. The two flows of every aggregation of both lanes are alike (mirrored lanes,
   // CommWorld::set_mirror): SimGrid runs one of them per aggregation (each lane's flows in every call: both).
-  auto o = options(dag::Schedule::Sequential);
-  o.comm_streams = 2;
-  const auto w = toy();
-  engine::SimulationInput in = test::input(star2(), w);
-  in.iterations = 2;
-  in.single_gpu_baseline = false;
-  in.collective.fidelity = collectives::Fidelity::Flow;
-  engine::Simulation sim(in);
-  test::RunResult out;
-  out.dag = dag::build_dag(w, o);
-  static_cast<engine::SimulationOutput&>(out) = sim.run(out.dag);
-  const auto s = report::summarize_phase(out.dag, out.multi);
+  const auto [out, s] = flow_streams();
   CHECK(test::relative_error(s.iteration_time_s, 17.4 * ms) < 1e-9);
   CHECK(out.multi.flows == 4 * out.multi.iterations_simulated); // every flow in SimGrid: twice that
 }
@@ -175,20 +186,7 @@ TEST_CASE("schedules by hand: two streams through a size switch and a stack's ca
   // The same with every aggregation behind a size switch between two rings (the first takes every 1 MB tensor) and a
   // stack's per-call cost of 0.1 ms, slept before the plan: L3 and L2 11.1-14.1, L1 and L0 14.2-17.2, update
   // 17.2-17.6. The wrappers pass the ring's calls on: still one SimGrid flow per aggregation.
-  auto o = options(dag::Schedule::Sequential);
-  o.comm_streams = 2;
-  const auto w = toy();
-  engine::SimulationInput in = test::input(star2(), w);
-  in.iterations = 2;
-  in.single_gpu_baseline = false;
-  in.algorithm = collectives::parse_algorithm("ring<=2MB,ring");
-  in.collective.fidelity = collectives::Fidelity::Flow;
-  in.collective.stack.call_overhead_s = 0.1 * ms;
-  engine::Simulation sim(in);
-  test::RunResult out;
-  out.dag = dag::build_dag(w, o);
-  static_cast<engine::SimulationOutput&>(out) = sim.run(out.dag);
-  const auto s = report::summarize_phase(out.dag, out.multi);
+  const auto [out, s] = flow_streams(collectives::parse_algorithm("ring<=2MB,ring"), 0.1 * ms);
   CHECK(test::relative_error(s.iteration_time_s, 17.6 * ms) < 1e-9);
   CHECK(out.multi.flows == 4 * out.multi.iterations_simulated);
 }
@@ -197,19 +195,7 @@ TEST_CASE("schedules by hand: two streams through a stack's rules by group size,
 {
   // A stack's rules (RankSwitch): rd up to one rank, then a size switch between two rings for any group: the 2 ranks
   // take the rings, and the times of the first case, 17.4 ms; one SimGrid flow per aggregation.
-  auto o = options(dag::Schedule::Sequential);
-  o.comm_streams = 2;
-  const auto w = toy();
-  engine::SimulationInput in = test::input(star2(), w);
-  in.iterations = 2;
-  in.single_gpu_baseline = false;
-  in.algorithm = collectives::rank_rules({{1, "rd"}, {0, "ring<=2MB,ring"}}, "test rules");
-  in.collective.fidelity = collectives::Fidelity::Flow;
-  engine::Simulation sim(in);
-  test::RunResult out;
-  out.dag = dag::build_dag(w, o);
-  static_cast<engine::SimulationOutput&>(out) = sim.run(out.dag);
-  const auto s = report::summarize_phase(out.dag, out.multi);
+  const auto [out, s] = flow_streams(collectives::rank_rules({{1, "rd"}, {0, "ring<=2MB,ring"}}, "test rules"));
   CHECK(test::relative_error(s.iteration_time_s, 17.4 * ms) < 1e-9);
   CHECK(out.multi.flows == 4 * out.multi.iterations_simulated);
 }
