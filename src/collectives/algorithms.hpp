@@ -162,6 +162,10 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
+  /** The flow form's calls: the gather, the inter algorithm's among the leaders, the scatter; none where the flow form
+   *  is not taken, the inter algorithm lists none, or a leader's scatter flows start one overhead apart (start_flows).
+   */
+  std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
 
 private:
   std::unique_ptr<Collective> inter_;
@@ -214,6 +218,8 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
+  /** The flow form's calls, as RingAllreduce's over NCCL's ring order (ring_plan). */
+  std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
   static void run(Group& group, int self, std::uint64_t bytes, const NcclShape& shape);
   /** True when run() hands the ring's flow form to Group::flow_call (the flow level, not posted by the members). */
   static bool driven(const Group& group);

@@ -220,6 +220,8 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
 {
   // A stack's size factors keep the classes exact: outside staging copies (contended_) they depend on a flow's bytes
   // alone (install_factors), which the signature holds.
+  if (flows.empty())
+    return;
   if ((!solo_ && !mirror_) || contended_) {
     finish_own(flows, start_own(flows)); // local: another lane's driver may run flows meanwhile
     return;
@@ -230,9 +232,9 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
   // (its representative) and every other member takes its representative's times, flow by flow. The routes, components
   // and their shapes depend on the flows' endpoints alone: learnt once per plan (plan_shape). Mirrored: the calls of
   // every lane in flight are all the network carries, each call's flows between the same endpoints, so each component
-  // holds the same flows of every call; set_mirror's classes are alike in every call, so SimGrid runs one component
-  // per class with every call's flows in it.
-  const PlanShape& shape = mirror_ ? mirror_->shape : plan_shape(flows);
+  // holds the same flows of every call of its layouts; set_mirror's classes are alike in every call, so SimGrid runs
+  // one component per class with every call's flows in it.
+  const PlanShape& shape = mirror_ ? mirror_layout(flows) : plan_shape(flows);
   const std::vector<const Route*>& routes = shape.routes;
   const std::vector<std::vector<std::size_t>>& components = shape.components;
   std::vector<std::size_t> first; // per component: where its class's flows start in `posted`
@@ -273,10 +275,7 @@ void CommWorld::choose_representatives(const std::vector<Flow>& flows, const Pla
 {
   const auto& components = shape.components;
   first.assign(components.size(), 0);
-  if (mirror_) {
-    if (!shape.has_ends(flows))
-      throw std::logic_error("mirrored lanes: run_flows got flows between other endpoints than the phase declared "
-                             "(CommWorld::set_mirror)");
+  if (mirror_) { // `shape`: the layout of `flows` (mirror_layout), its components those of the union
     for (std::size_t c = 0; c < components.size(); ++c) {
       const std::size_t r = mirror_->representative[c];
       if (r == c) {
@@ -314,24 +313,59 @@ void CommWorld::choose_representatives(const std::vector<Flow>& flows, const Pla
 bool CommWorld::set_mirror(const std::vector<std::vector<Flow>>& calls)
 {
   mirror_.reset();
-  if (calls.empty() || calls.front().empty() || contended_)
-    return false;
-  const PlanShape& shape = plan_shape(calls.front());
-  if (!std::all_of(calls.begin(), calls.end(), [&shape](const auto& call) { return shape.has_ends(call); }))
+  if (calls.empty() || contended_ ||
+      std::any_of(calls.begin(), calls.end(), [](const auto& call) { return call.empty(); }))
     return false;
   auto m = std::make_unique<Mirror>();
-  m->shape = shape;
-  m->representative.resize(shape.components.size());
+  std::vector<std::size_t> layout_of; // per call
+  for (const auto& call : calls) {
+    std::size_t l = 0;
+    while (l < m->layouts.size() && !m->layouts[l]->has_ends(call))
+      ++l;
+    if (l == m->layouts.size()) {
+      auto s = std::make_unique<PlanShape>();
+      for (const auto& f : call) {
+        s->ends.emplace_back(f.from, f.to);
+        s->routes.push_back(&cached_route(f.from, f.to));
+      }
+      m->layouts.push_back(std::move(s));
+    }
+    layout_of.push_back(l);
+  }
+  // The union: every layout's flows one after the other (flow u of layout l at offset[l] + its index).
+  std::vector<const Route*> routes;
+  std::vector<std::size_t> offset, layout_at;
+  for (std::size_t l = 0; l < m->layouts.size(); ++l) {
+    offset.push_back(routes.size());
+    routes.insert(routes.end(), m->layouts[l]->routes.begin(), m->layouts[l]->routes.end());
+    layout_at.insert(layout_at.end(), m->layouts[l]->routes.size(), l);
+  }
+  const std::vector<std::vector<std::size_t>> components = flow_components(routes);
+  for (auto& layout : m->layouts)
+    layout->components.resize(components.size());
+  m->representative.resize(components.size());
   std::unordered_map<std::string, std::size_t> class_of; // signature over every call -> its first component
-  for (std::size_t c = 0; c < shape.components.size(); ++c) {
-    signature_.clear(); // a call listed twice adds the same sizes to every component: the same classes
-    sign(shape.shape_of[c]);
-    for (const auto& call : calls)
-      sign_sizes(call, shape.components[c]);
+  for (std::size_t c = 0; c < components.size(); ++c) {
+    for (std::size_t u : components[c]) // in union order: the same places in every component of a class
+      m->layouts[layout_at[u]]->components[c].push_back(u - offset[layout_at[u]]);
+    component_shape(routes, components[c]); // then which layout each flow is of, then every call's sizes
+    for (std::size_t u : components[c])
+      sign(static_cast<std::uint32_t>(layout_at[u]));
+    for (std::size_t k = 0; k < calls.size(); ++k) // a call listed twice adds the same sizes to every component
+      sign_sizes(calls[k], m->layouts[layout_of[k]]->components[c]);
     m->representative[c] = class_of.emplace(signature_, c).first->second;
   }
   mirror_ = std::move(m);
   return true;
+}
+
+const CommWorld::PlanShape& CommWorld::mirror_layout(const std::vector<Flow>& flows) const
+{
+  for (const auto& layout : mirror_->layouts)
+    if (layout->has_ends(flows))
+      return *layout;
+  throw std::logic_error("mirrored lanes: run_flows got flows between other endpoints than the phase declared "
+                         "(CommWorld::set_mirror)");
 }
 
 bool CommWorld::PlanShape::has_ends(const std::vector<Flow>& flows) const

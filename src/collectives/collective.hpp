@@ -105,12 +105,14 @@ public:
   void set_solo(bool solo) { solo_ = solo; }
   bool solo() const { return solo_; }
   /** Mirrored lanes: for a world that is solo but for several lanes (communication streams) whose drivers run flow
-   *  plans at once, each plan a run_flows call of flows between the same endpoints. `calls` lists the flows of every
-   *  run_flows call the phase may make (any order, repeats allowed). The flows' components (joined by shared links)
-   *  are then every call's components, and components alike for every call (the same shape, and the same bytes and
-   *  message sizes in each call) form one class: SimGrid runs one component per class for every call, whichever
-   *  lanes overlap, and the others take its times (run_flows). False, and nothing set, when the calls' endpoints
-   *  differ, none is given, or the world has staging copies or CPU work (pcie_contention, cpu_contention). */
+   *  plans at once. `calls` lists the flows of every run_flows call the phase may make (any order, repeats allowed);
+   *  calls between the same endpoints in the same order share a layout (hier: its gather, its leaders' ring, its
+   *  scatter). The components are those of every layout's flows together (joined by shared links, whichever calls
+   *  they come from), and components alike for every call (the same shape, the same layouts' flows in the same
+   *  places, and the same bytes and message sizes in each call) form one class: SimGrid runs one component per class
+   *  for every call, whichever lanes overlap, and the others take its times (run_flows). False, and nothing set, when
+   *  no call or an empty one is given, or the world has staging copies or CPU work (pcie_contention,
+   *  cpu_contention). */
   bool set_mirror(const std::vector<std::vector<Flow>>& calls);
   bool mirrored() const { return mirror_ != nullptr; }
   /** Classes of components a mirrored world runs per call (0 when not mirrored). */
@@ -286,12 +288,16 @@ private:
   /** Appends the bytes and message size of each flow of `component` (indices into `flows`) to signature_. */
   void sign_sizes(const std::vector<Flow>& flows, const std::vector<std::size_t>& component);
   bool solo_ = false;
-  /** set_mirror's plan: its shape, and per component the first component of its class (its representative). */
+  /** set_mirror's plan: per layout (calls between the same endpoints) its shape, whose components are the union
+   *  components (every layout's flows joined by shared links) restricted to the layout's flows (some empty), and per
+   *  union component the first component of its class (its representative). */
   struct Mirror {
-    PlanShape shape;
+    std::vector<std::unique_ptr<PlanShape>> layouts;
     std::vector<std::size_t> representative;
   };
   std::unique_ptr<Mirror> mirror_;
+  /** The mirror's layout of `flows` (the same endpoints in the same order); std::logic_error if none. */
+  const PlanShape& mirror_layout(const std::vector<Flow>& flows) const;
   /** The flows of `flows` SimGrid runs (`posted`) and, per component of `shape`, where its class's flows start in
    *  `posted`: one component per class of signatures (solo) or of set_mirror's classes (mirrored). */
   void choose_representatives(const std::vector<Flow>& flows, const PlanShape& shape, std::vector<Flow>& posted,

@@ -182,6 +182,31 @@ bool Hierarchical::drivable(Group& g, std::uint64_t /*bytes*/) const
          flow_form_allowed(AlgorithmId::Hier, o) && flow_form_allowed(o.inter_algorithm, o);
 }
 
+std::vector<std::vector<Flow>> Hierarchical::flow_calls(Group& g, std::uint64_t bytes) const
+{
+  // flow_plan's run_flows calls: the gather (where a node has more than its leader), the leaders' plan, the scatter.
+  std::vector<std::vector<Flow>> calls;
+  if (g.size() <= 1 || g.options().msg_overhead_s > 0 || !drivable(g, bytes))
+    return calls;
+  Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
+  std::vector<Flow> gather, scatter;
+  for (const auto& local : layout.nodes)
+    for (std::size_t i = 1; i < local.size(); ++i) {
+      gather.push_back({g.endpoint(local[i]), g.endpoint(local[0]), bytes});
+      scatter.push_back({g.endpoint(local[0]), g.endpoint(local[i]), bytes});
+    }
+  if (layout.leaders->size() > 1) {
+    calls = inter_->flow_calls(*layout.leaders, bytes);
+    if (calls.empty())
+      return calls;
+  }
+  if (!gather.empty()) {
+    calls.push_back(std::move(gather));
+    calls.push_back(std::move(scatter));
+  }
+  return calls;
+}
+
 bool Hierarchical::flow_plan(Group& g, std::uint64_t bytes) const
 {
   // The message level's own steps, for every node at once: the gather (one flow per member to its leader, after

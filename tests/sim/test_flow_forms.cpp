@@ -1266,7 +1266,56 @@ TEST_CASE("mirrored lanes: two drivers' overlapping ring plans, one component pe
   CHECK(mirrored.posted == 4 * 5);
 }
 
-TEST_CASE("mirrored lanes refuse plans they were not told of, and endpoints that differ")
+TEST_CASE("mirrored lanes over calls between other endpoints: one component per class of every layout's flows "
+          "together")
+{
+  // The platform of the test above (every link split-duplex). Layout A, a gather: 1, 2, 3 -> 0 and 5, 6, 7 -> 4, each
+  // flow alone on one direction of its NVLink: six components of one shape. Layout B, the leaders: 0 -> 4 and 4 -> 0;
+  // layout E, another pair across the nodes: 1 -> 5 and 5 -> 1. Alone, each flow of B and E is a component; together
+  // 0 -> 4 and 1 -> 5 both cross node 0's EDR link up and node 1's down (one component of the union), 4 -> 0 and
+  // 5 -> 1 the other way (its mirror image). A runs with 8000 B from every GPU (A1) and with 9000 B from GPUs 1 and 5
+  // (A2): the gather's components split into {1 -> 0, 5 -> 4} and the other four; B sends 8000 B, E 4000 B: the two
+  // cross components are alike. 3 classes. Lane 0 runs A1, B, A2; lane 1, 2 us later, E, A2, A1.
+  test::ProbeEngine engine(test::write_nvlink_ib_platform());
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  REQUIRE(hosts.size() == 8);
+  using F = collectives::Flow;
+  const std::vector<F> a1{{1, 0, 8000}, {2, 0, 8000}, {3, 0, 8000}, {5, 4, 8000}, {6, 4, 8000}, {7, 4, 8000}};
+  const std::vector<F> a2{{1, 0, 9000}, {2, 0, 8000}, {3, 0, 8000}, {5, 4, 9000}, {6, 4, 8000}, {7, 4, 8000}};
+  const std::vector<F> b{{0, 4, 8000}, {4, 0, 8000}};
+  const std::vector<F> e{{1, 5, 4000}, {5, 1, 4000}};
+  const std::vector<std::vector<std::vector<F>>> lanes{{a1, b, a2}, {e, a2, a1}};
+  LanesRun simulated, mirrored;
+  sg4::Actor::create("controller", hosts[0], [&] {
+    simulated = run_lanes(hosts, false, lanes, 2e-6, "s");
+    mirrored = run_lanes(hosts, true, lanes, 2e-6, "m");
+  });
+  engine.engine().run();
+  REQUIRE(mirrored.reported.size() == simulated.reported.size());
+  for (std::size_t i = 0; i < mirrored.reported.size(); ++i) {
+    const Reported &x = mirrored.reported[i], &y = simulated.reported[i];
+    INFO("transfer " << i << ": " << x.from << " -> " << x.to << ", " << x.bytes << " B: mirrored " << x.start_s
+                     << " .. " << x.end_s << " s, SimGrid " << y.start_s << " .. " << y.end_s << " s");
+    CHECK(x.from == y.from);
+    CHECK(x.to == y.to);
+    CHECK(x.bytes == y.bytes);
+    CHECK(std::fabs(x.start_s - y.start_s) <= 1e-9 * y.end_s);
+    CHECK(std::fabs(x.end_s - y.end_s) <= 1e-9 * y.end_s);
+  }
+  REQUIRE(mirrored.returned_s.size() == simulated.returned_s.size());
+  for (std::size_t i = 0; i < mirrored.returned_s.size(); ++i)
+    CHECK(std::fabs(mirrored.returned_s[i] - simulated.returned_s[i]) <= 1e-9 * simulated.returned_s[i]);
+  // The lanes overlap: lane 1's E starts (2 us) before lane 0's A1 ends (3.4 us of NVLink latency alone); its flows
+  // then meet B's on the EDR links.
+  CHECK(simulated.returned_s[0] > 2e-6);
+  CHECK(mirrored.classes == 3);
+  CHECK(simulated.posted == 2 * (6 + 2 + 6));
+  CHECK(mirrored.posted == 2 * (2 + 1 + 2)); // A: one flow per class; B and E: one of their component
+}
+
+TEST_CASE("mirrored lanes refuse plans they were not told of (other sizes, other endpoints) and empty calls")
 {
   test::ProbeEngine engine(test::write_nvlink_ib_platform());
   std::vector<sg4::Host*> hosts;
@@ -1275,10 +1324,14 @@ TEST_CASE("mirrored lanes refuse plans they were not told of, and endpoints that
   const std::vector<int> ring{0, 1, 2, 3, 4, 5, 6, 7};
   const auto even = collectives::RingAllreduce::ring_flow_list(ring, 8000);
   collectives::CommWorld world(hosts, {}, {}, "g");
-  // Calls between other endpoints than the first's: no mirror.
-  CHECK_FALSE(world.set_mirror({even, collectives::RingAllreduce::ring_flow_list({0, 2, 1, 3, 4, 5, 6, 7}, 8000)}));
-  CHECK_FALSE(world.mirrored());
   CHECK_FALSE(world.set_mirror({}));
+  CHECK_FALSE(world.mirrored());
+  CHECK_FALSE(world.set_mirror({even, {}})); // an empty call
+  CHECK_FALSE(world.mirrored());
+  // Two layouts of one flow each, 1 -> 0 and 2 -> 0 on NVLinks of their own, of one shape and one size: which
+  // layout a flow is of tells them apart (each call has flows in one of them only).
+  REQUIRE(world.set_mirror({{{1, 0, 8000}}, {{2, 0, 8000}}}));
+  CHECK(world.mirror_classes() == 2);
   REQUIRE(world.set_mirror({even})); // every edge sends 2 x 8000 - 2 x 1000 B: one class per shape
   CHECK(world.mirror_classes() == 2);
   // Refused before anything reaches SimGrid (so called here, outside any actor: an exception thrown across SimGrid's

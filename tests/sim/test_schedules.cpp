@@ -81,12 +81,13 @@ report::PhaseSummary check(const dag::ScheduleOptions& o, double expected, const
 /** The toy's sequential schedule on two communication streams at flow level, 2 iterations, with `algorithm` (default:
  *  the ring) and a stack's per-call cost of `call_overhead_s`: the run and its summary. */
 std::pair<test::RunResult, report::PhaseSummary> flow_streams(collectives::AlgorithmSpec algorithm = {},
-                                                              double call_overhead_s = 0)
+                                                              double call_overhead_s = 0,
+                                                              const std::string& platform = star2())
 {
   auto o = options(dag::Schedule::Sequential);
   o.comm_streams = 2;
   const auto w = toy();
-  engine::SimulationInput in = test::input(star2(), w);
+  engine::SimulationInput in = test::input(platform, w);
   in.iterations = 2;
   in.single_gpu_baseline = false;
   in.algorithm = std::move(algorithm);
@@ -198,6 +199,18 @@ TEST_CASE("schedules by hand: two streams through a stack's rules by group size,
   const auto [out, s] = flow_streams(collectives::rank_rules({{1, "rd"}, {0, "ring<=2MB,ring"}}, "test rules"));
   CHECK(test::relative_error(s.iteration_time_s, 17.4 * ms) < 1e-9);
   CHECK(out.multi.flows == 4 * out.multi.iterations_simulated);
+}
+
+TEST_CASE("two streams of hier's flow form over two nodes of four GPUs: mirrored lanes, a flow per class")
+{
+  // hier over the ring on test::write_nvlink_ib_platform (every link split-duplex): an aggregation's gather is six
+  // flows, each alone on its NVLink (one class), the leaders' ring two flows over the nodes' EDR links, one each way
+  // (one class), the scatter six flows like the gather's: 14 flows, of which SimGrid runs 3 with mirrored lanes (hier
+  // passes on its calls and its leaders', Hierarchical::flow_calls). Equal reports: golden test "one actor per
+  // communication stream equals one per rank (streams-hier)".
+  const auto [out, s] = flow_streams(collectives::parse_algorithm("hier"), 0, test::write_nvlink_ib_platform());
+  CHECK(out.dag.aggregations() == 4);
+  CHECK(out.multi.flows == 4 * 3 * out.multi.iterations_simulated);
 }
 
 TEST_CASE("schedules by hand: per-layer updates let the next forward of a layer wait only for its update")
