@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Scale benchmark (issue 15): one ResNet-50 iteration (workloads/resnet50-v100-b32.textproto, --iterations 1) on
 # clusters of 8 V100-SXM2 per node (NVLink inside, 100 Gb/s InfiniBand between; a fat tree of 32 nodes per leaf at
-# 16,384 GPUs), for each allreduce algorithm; then, at 1,024 GPUs with the ring, every schedule and every stack; then the
-# ring's message level at 256 GPUs, message by message from every rank's actor (--fidelity message) and step by step
+# 16,384 GPUs), for each allreduce algorithm; then, at 1,024 GPUs with the ring (or each of --sweep-algorithms), every
+# schedule and every stack; then the ring's message level at 256 GPUs, message by message from every rank's actor (--fidelity message) and step by step
 # from one actor (--fidelity steps).
 # Prints per run: wall time, CPU time (user + system), peak resident memory, simulated iteration time, the SimGrid
 # activities the run completed (transfers + executions + sleeps, the report's simulated_activities) and those per
@@ -17,6 +17,7 @@
 #   --no-sizes             skip the size table
 #   --no-sweep             skip the schedules/stacks sweep at 1,024 GPUs
 #   --sweep-gpus N         GPU count of the sweep (default 1024)
+#   --sweep-algorithms L   algorithms of the sweep, as --algorithms (default ring)
 #   --no-message           skip the message-level ring
 #   --message-gpus N       GPU count of the message-level ring (default 256)
 # Environment: BENCH_LIMIT_S (default 120): a run longer than this is killed and prints "timeout".
@@ -27,6 +28,7 @@ algorithms=ring,tree,tree/flow,dbtree,dbtree/flow,nccl-tree,nccl-tree/flow,nccl,
 do_sizes=1
 do_sweep=1
 sweep_gpus=1024
+sweep_algorithms=ring
 do_message=1
 message_gpus=256
 while [ $# -gt 0 ]; do
@@ -37,9 +39,10 @@ while [ $# -gt 0 ]; do
   --no-sizes) do_sizes=0; shift ;;
   --no-sweep) do_sweep=0; shift ;;
   --sweep-gpus) sweep_gpus=$2; shift 2 ;;
+  --sweep-algorithms) sweep_algorithms=$2; shift 2 ;;
   --no-message) do_message=0; shift ;;
   --message-gpus) message_gpus=$2; shift 2 ;;
-  -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
   *) echo "bench/scale.sh: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
   esac
 done
@@ -89,6 +92,15 @@ print(f"{label:<26} {gpus:6d} {wall:9.2f} {user + sys_:9.2f} {rss / 1024:10.1f} 
 PY
 }
 
+algorithm_args() { # X, hier:X, X/F or hier:X/F -> ddlsim arguments, one per line
+  local name=${1%/*}
+  case $name in
+  hier:*) printf '%s\n' --algorithm hier --inter-algorithm "${name#hier:}" ;;
+  *) printf '%s\n' --algorithm "$name" ;;
+  esac
+  [ "$name" != "$1" ] && printf '%s\n' --fidelity "${1##*/}"
+}
+
 if [ $do_sizes -eq 1 ]; then
   echo
   header algorithm
@@ -96,28 +108,27 @@ if [ $do_sizes -eq 1 ]; then
   IFS=, read -ra algorithm_list <<<"$algorithms"
   for gpus in "${size_list[@]}"; do
     for alg in "${algorithm_list[@]}"; do
-      name=${alg%/*}
-      extra=()
-      [ "$name" != "$alg" ] && extra=(--fidelity "${alg##*/}")
-      case $name in
-      hier:*) run "$alg" "$gpus" --algorithm hier --inter-algorithm "${name#hier:}" "${extra[@]}" ;;
-      *) run "$alg" "$gpus" --algorithm "$name" "${extra[@]}" ;;
-      esac
+      mapfile -t args < <(algorithm_args "$alg")
+      run "$alg" "$gpus" "${args[@]}"
     done
   done
 fi
 
 if [ $do_sweep -eq 1 ]; then
-  echo
-  echo "Schedules and stacks at $sweep_gpus GPUs, --algorithm ring"
-  header "schedule / stack"
-  while read -r label args; do
-    # shellcheck disable=SC2086
-    run "$label" "$sweep_gpus" --algorithm ring $args
-  done < <(grep -v '^#' bench/schedule-variants.txt)
-  for stack in stacks/*.textproto; do
-    name=$(basename "$stack" .textproto)
-    run "stack $name" "$sweep_gpus" --algorithm ring --stack "$name"
+  IFS=, read -ra sweep_list <<<"$sweep_algorithms"
+  for alg in "${sweep_list[@]}"; do
+    mapfile -t args < <(algorithm_args "$alg")
+    echo
+    echo "Schedules and stacks at $sweep_gpus GPUs, $alg"
+    header "schedule / stack"
+    while read -r label variant; do
+      # shellcheck disable=SC2086
+      run "$label" "$sweep_gpus" "${args[@]}" $variant
+    done < <(grep -v '^#' bench/schedule-variants.txt)
+    for stack in stacks/*.textproto; do
+      name=$(basename "$stack" .textproto)
+      run "stack $name" "$sweep_gpus" "${args[@]}" --stack "$name"
+    done
   done
 fi
 
