@@ -3,6 +3,7 @@
 
 #include "common/error.hpp"
 #include "engine/interference.hpp"
+#include "engine/link_log.hpp"
 #include "engine/setup.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -65,7 +66,7 @@ struct Phase::Impl {
       , states_(spec.ranks.size())
       , finished_(spec.iterations, 0)
       , iteration_end_(spec.iterations, 0.0)
-      , links_(spec.link_timelines)
+      , links_(spec.link_timelines, dag_.comm_streams)
       , limit_(spec.iterations)
   {
     if (spec.replicate_iterations && iterations_ > 1) {
@@ -138,183 +139,6 @@ struct Phase::Impl {
     if (record_transfers_ && from < world_.size() && to < world_.size() && kept(from) && kept(to)) // no servers
       result_.transfers.push_back({from, to, channel / kChannelStride, bytes, start - start_, end - start_});
   }
-
-  /** Where the transfers went: bytes and busy spans per link, from each transfer's route (cached per pair). */
-  class LinkLog {
-  public:
-    /** `timelines`: keep every transfer's span, for the transfers in flight over time (the trace's counter tracks);
-     *  otherwise a link's spans are merged into its busy intervals whenever they pile up (same busy time). */
-    explicit LinkLog(bool timelines)
-        : timelines_(timelines)
-    {
-    }
-    /** A transfer over `route` (CommWorld::Route: the links flows share, by their number in the world; a fat pipe, a
-     *  switch backplane, limits each flow, not their sum, so it has no utilisation). */
-    void add(const collectives::CommWorld::Route& route, std::uint64_t bytes, double start, double end)
-    {
-      for (std::size_t k = 0; k < route.shared_ids.size(); ++k)
-        add_span(route.shared_ids[k], route.shared[k], bytes, start, end);
-    }
-    /** Flows started together: without timelines, each link's bytes and one span to the last flow's end (the union
-     *  of spans that share their start: what add() would log flow by flow). */
-    void add(const collectives::CommWorld::TransferBatch& b)
-    {
-      if (timelines_) {
-        for (std::size_t i = 0; i < b.flows.size(); ++i)
-          add(*b.routes[i], b.flows[i].bytes, b.start_s, b.end_s[i]);
-        return;
-      }
-      const auto& l = b.links;
-      for (std::size_t k = 0; k < l.ids.size(); ++k) {
-        std::uint64_t bytes = 0;
-        double end = b.start_s;
-        for (std::uint32_t j = l.offsets[k]; j < l.offsets[k + 1]; ++j) {
-          bytes += b.flows[l.flows[j]].bytes;
-          end = std::max(end, b.end_s[l.flows[j]]);
-        }
-        add_span(l.ids[k], l.links[k], bytes, b.start_s, end);
-      }
-    }
-    /** The traffic logged so far happens `times` times in all, the k-th copy `k` x `period` seconds later. */
-    void repeat(unsigned times, double period)
-    {
-      for (auto& l : links_) {
-        if (l.link == nullptr)
-          continue; // a number no transfer of this phase used
-        close_open(l);
-        l.bytes *= times;
-        const std::size_t n = l.spans.size();
-        for (unsigned k = 1; k < times; ++k)
-          for (std::size_t i = 0; i < n; ++i)
-            l.spans.emplace_back(l.spans[i].first + k * period, l.spans[i].second + k * period);
-      }
-    }
-    /** Links with traffic, busiest first; the first kTracedLinks keep their transfers in flight over time (from
-     *  `phase_start`) for the trace's counter tracks. */
-    std::vector<dag::LinkUsage> usage(double phase_start)
-    {
-      std::vector<dag::LinkUsage> out;
-      std::vector<std::vector<std::pair<double, int>>> steps;
-      for (auto& l : links_) {
-        if (l.link == nullptr)
-          continue; // a number no transfer of this phase used
-        close_open(l);
-        if (!timelines_)
-          merge(l.spans); // the busy intervals: summed below in the same order as the spans they merge
-        std::sort(l.spans.begin(), l.spans.end());
-        double busy = 0, open = -1, close = -1;
-        for (const auto& [s, e] : l.spans) {
-          if (s > close) {
-            busy += close - open;
-            open = s;
-            close = e;
-          } else {
-            close = std::max(close, e);
-          }
-        }
-        busy += close - open;
-        out.push_back({l.link->get_name(), l.link->get_bandwidth(), l.bytes, busy, {}});
-        if (!timelines_)
-          continue;
-        std::vector<std::pair<double, int>> changes; // +1 at each start, -1 at each end
-        for (const auto& [s, e] : l.spans) {
-          changes.emplace_back(s - phase_start, 1);
-          changes.emplace_back(e - phase_start, -1);
-        }
-        std::sort(changes.begin(), changes.end());
-        int n = 0;
-        for (const auto& [t, d] : changes) {
-          n += d;
-          if (!out.back().in_flight.empty() && out.back().in_flight.back().first == t)
-            out.back().in_flight.back().second = n;
-          else
-            out.back().in_flight.emplace_back(t, n);
-        }
-      }
-      // Busiest first; links whose busy times agree to 1e-9 (relative) count as equally busy and go by name, so that
-      // they keep one order whether their busy time was summed from simulated spans or from copied ones (the sums
-      // differ in the last bits). Groups: runs of the sorted list within 1e-9 of the run's first.
-      std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.busy_s > b.busy_s; });
-      for (std::size_t first = 0; first < out.size();) {
-        std::size_t last = first + 1;
-        while (last < out.size() && out[first].busy_s - out[last].busy_s <= 1e-9 * out[first].busy_s)
-          ++last;
-        std::sort(out.begin() + first, out.begin() + last,
-                  [](const auto& a, const auto& b) { return a.name < b.name; });
-        first = last;
-      }
-      for (std::size_t i = kTracedLinks; i < out.size(); ++i)
-        out[i].in_flight = {};
-      return out;
-    }
-    static constexpr std::size_t kTracedLinks = 8; ///< links whose traffic the trace draws
-
-  private:
-    void add_span(std::uint32_t id, const sg4::Link* link, std::uint64_t bytes, double start, double end)
-    {
-      if (id >= links_.size())
-        links_.resize(id + 1);
-      Entry& l = links_[id];
-      l.link = link;
-      l.bytes += bytes;
-      if (timelines_) {
-        l.spans.emplace_back(start, end);
-        return;
-      }
-      // The busy time only: spans that start within the open one extend it (merge() would join them: the same union,
-      // the same intervals).
-      if (start >= l.open_s && start <= l.close_s) {
-        l.close_s = std::max(l.close_s, end);
-        return;
-      }
-      if (l.open_s <= l.close_s)
-        l.spans.emplace_back(l.open_s, l.close_s);
-      l.open_s = start;
-      l.close_s = end;
-      if (l.spans.size() >= l.compact_at) {
-        merge(l.spans);
-        l.compact_at = std::max<std::size_t>(2 * l.spans.size(), kCompactMin);
-      }
-    }
-    static constexpr std::size_t kCompactMin = 1024; ///< spans a link holds before they are first merged
-    struct Entry {
-      const sg4::Link* link = nullptr; ///< none: no transfer crossed it
-      std::uint64_t bytes = 0;
-      double open_s = 0,
-             close_s = -1; ///< without timelines: the span the latest spans extend (none while open > close)
-      std::vector<std::pair<double, double>> spans;
-      std::size_t compact_at = kCompactMin;
-    };
-
-    /** Moves the open span of `l` (if any) to its spans. */
-    static void close_open(Entry& l)
-    {
-      if (l.open_s <= l.close_s)
-        l.spans.emplace_back(l.open_s, l.close_s);
-      l.open_s = 0;
-      l.close_s = -1;
-    }
-
-    /** Replaces `spans` by their union: sorted, disjoint intervals (touching ones merged, as usage() merges). The
-     *  union of the merged intervals and later spans is the union of all spans, so usage() sums the same
-     *  intervals, in the same order, as it would from every span. */
-    static void merge(std::vector<std::pair<double, double>>& spans)
-    {
-      std::sort(spans.begin(), spans.end());
-      std::size_t n = 0;
-      for (const auto& [s, e] : spans) {
-        if (n > 0 && s <= spans[n - 1].second)
-          spans[n - 1].second = std::max(spans[n - 1].second, e);
-        else
-          spans[n++] = {s, e};
-      }
-      spans.resize(n);
-      spans.shrink_to_fit();
-    }
-
-    bool timelines_;
-    std::vector<Entry> links_; ///< by the link's number in the world (CommWorld::Route::shared_ids)
-  };
 
   /** Runs the phase to completion; must be called from an actor. */
   dag::PhaseResult run()
@@ -496,6 +320,7 @@ private:
       }
       catch_up(last);
       note_aggregation(it);
+      links_.set_floor(lane, *std::min_element(starts.begin(), starts.end())); // no rank's transfer starts earlier
       times.starts = starts;
       times.ends.clear();
       group.set_member_times(group.member_timed() ? &times : nullptr);
@@ -857,6 +682,7 @@ private:
       const dag::Task& task = dag_.tasks[agg];
       const double start = sg4::Engine::get_clock();
       note_aggregation(it);
+      links_.set_floor(0, start);
       collective_.drive(*groups_[0], task.bytes);
       const double end = sg4::Engine::get_clock();
       admit(end, false); // what became ready while it ran, with its credit still taken

@@ -1,0 +1,90 @@
+// LinkLog (engine/link_log.hpp): a link's busy time is the length of the union of its transfers' spans, however many
+// spans pile up and whatever the drivers' floors let it fold.
+#include "engine/link_log.hpp"
+#include "sim/probe.hpp"
+#include "support/test_platforms.hpp"
+
+#include <catch2/catch.hpp>
+#include <simgrid/s4u/Link.hpp>
+
+namespace sg4 = simgrid::s4u;
+using namespace ddlsim;
+
+namespace {
+
+/** A route over one link (number 0 in the world): star link "l0" of test::write_star_platform, its up direction. */
+collectives::CommWorld::Route one_link()
+{
+  const sg4::Link* l0 = sg4::Link::by_name("l0_UP");
+  return {{l0}, {l0->get_bandwidth()}, {0}, 0.0, l0->get_bandwidth()};
+}
+
+/** Adds the unit spans [2k, 2k + 1] for k in [from, to): as many disjoint busy intervals. */
+void add_units(engine::LinkLog& log, const collectives::CommWorld::Route& route, int from, int to)
+{
+  for (int k = from; k < to; ++k)
+    log.add(route, 10, 2.0 * k, 2.0 * k + 1);
+}
+
+/** The busy time of the one link with traffic. */
+double busy_s(engine::LinkLog& log)
+{
+  const auto usage = log.usage(0);
+  REQUIRE(usage.size() == 1);
+  return usage.front().busy_s;
+}
+
+} // namespace
+
+TEST_CASE("link log: intervals that end before every driver's floor fold, the others still meet later spans")
+{
+  // 1100 unit intervals at 0, 2, ..., 2198 (more than kCompactMin: merged once, nothing folded without a floor). The
+  // one driver's floor 2196.5: the intervals up to [2194, 2195] end before it and may fold, [2196, 2197] and
+  // [2198, 2199] may not. 1000 more from 3000 pile the spans up again (merged and folded), then a span from 2196.6
+  // to 2197.6 (after the floor, as a driver may report it) extends [2196, 2197] by 0.6: busy 1100 + 1000 + 0.6.
+  test::ProbeEngine engine(test::write_star_platform({}));
+  const auto route = one_link();
+  engine::LinkLog log(false, 1);
+  add_units(log, route, 0, 1100);
+  log.set_floor(0, 2196.5);
+  add_units(log, route, 1500, 2500);
+  log.add(route, 10, 2196.6, 2197.6);
+  CHECK(busy_s(log) == Approx(2100.6).epsilon(1e-12));
+}
+
+TEST_CASE("link log: no interval folds until every driver has set its floor")
+{
+  // Two drivers, only the first sets a floor (far ahead): the second may still report a span anywhere, here from 100.5
+  // to 101.5 over [100, 101] after the spans piled up twice: busy 2100 + 0.5.
+  test::ProbeEngine engine(test::write_star_platform({}));
+  const auto route = one_link();
+  engine::LinkLog log(false, 2);
+  add_units(log, route, 0, 1100);
+  log.set_floor(0, 1e9);
+  add_units(log, route, 1500, 2500);
+  log.add(route, 10, 100.5, 101.5);
+  CHECK(busy_s(log) == Approx(2100.5).epsilon(1e-12));
+  // Both floors set: the least counts. The second driver's floor 3001.5 lets the intervals up to [3000, 3001] fold;
+  // 2100 more spans from 10000 pile them up, and a span over [3002, 3003] from 3002.5 still extends it (by 0.5).
+  log.set_floor(1, 3001.5);
+  add_units(log, route, 5000, 7100);
+  log.add(route, 10, 3002.5, 3003.5);
+  CHECK(busy_s(log) == Approx(2100.5 + 2100 + 0.5).epsilon(1e-12));
+}
+
+TEST_CASE("link log: copied iterations copy the folded time too")
+{
+  // 1100 intervals, folded below the floor 10000 once 1000 more (from 3000) pile up: 2100 s of busy time in the
+  // first period of 20000 s; three periods in all: 6300 s, and three times the bytes.
+  test::ProbeEngine engine(test::write_star_platform({}));
+  const auto route = one_link();
+  engine::LinkLog log(false, 1);
+  add_units(log, route, 0, 1100);
+  log.set_floor(0, 10000);
+  add_units(log, route, 5000, 6000);
+  log.repeat(3, 20000);
+  const auto usage = log.usage(0);
+  REQUIRE(usage.size() == 1);
+  CHECK(usage.front().busy_s == Approx(3 * 2100.0).epsilon(1e-12));
+  CHECK(usage.front().bytes == 3 * 2100 * 10);
+}
