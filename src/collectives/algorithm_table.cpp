@@ -277,7 +277,7 @@ bool flow_form_allowed(AlgorithmId id, const CollectiveOptions& o)
     return !(o.cpu_contention && o.msg_overhead_s > 0);
   if (o.pcie_contention || o.cpu_contention)
     return false;
-  return id == AlgorithmId::Rd || id == AlgorithmId::Hd || id == AlgorithmId::Ring;
+  return id == AlgorithmId::Rd || id == AlgorithmId::Hd || id == AlgorithmId::Ring || id == AlgorithmId::Hier;
 }
 
 std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in, const std::vector<std::string>& exact)
@@ -352,11 +352,15 @@ void check_options(const AlgorithmSpec& spec, const CollectiveOptions& o, const 
                           "--cpu-contention): use message, flow or auto");
     }
   if (!o.stack.ideal() && o.fidelity == Fidelity::Flow)
-    for (const auto& row : algorithm_table())
-      if (spec.uses(row.id) && !flow_form_allowed(row.id, o))
-        throw ConfigError(field("fidelity") + " flow has no form for " + row.name + " with the stack '" + o.stack.name +
-                          "' (its per-message costs need every message; with a stack only ring, rd and hd have one, "
-                          "and none with --pcie-contention or --cpu-contention): use message or auto");
+    for (const auto& row : algorithm_table()) {
+      const bool leaders = spec.uses(AlgorithmId::Hier) && row.id == o.inter_algorithm; // hier's among its leaders
+      if ((spec.uses(row.id) || leaders) && !flow_form_allowed(row.id, o))
+        throw ConfigError(field("fidelity") + " flow has no form for " + row.name +
+                          (leaders ? " (hier's leaders)" : "") + " with the stack '" + o.stack.name +
+                          "' (its per-message costs need every message; with a stack only ring, rd, hd and hier over "
+                          "one of those have one, and none with --pcie-contention or --cpu-contention): use message or "
+                          "auto");
+    }
   for (const auto& [name, knob] : kKnobFields)
     if (std::find(given.begin(), given.end(), name) != given.end() && !reads(spec, o, knob))
       throw ConfigError(field(name) + " has no effect with " + field("algorithm") + " " + spec.label() + " (only " +

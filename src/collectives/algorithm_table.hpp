@@ -81,10 +81,10 @@ bool uses_steps(AlgorithmId id, Fidelity fidelity);
 
 /** @brief True when algorithm `id` has a flow-level form under the stack and contention options of `options`: any
  *  algorithm's for the ideal stack (unless a message's overhead is CPU work, --cpu-contention); with a stack's
- *  per-message costs rd's and hd's, whose steps run one flow per message, and the ring's, whose flows carry chunks of
- *  one size (Flow::message_bytes) and whose closed sum charges the costs of every step; none with staging copies or CPU
- * work
- *  (--pcie-contention, --cpu-contention), which the flow forms' closed sums of sleeps do not model. */
+ *  per-message costs rd's and hd's, whose steps run one flow per message, the ring's, whose flows carry chunks of
+ *  one size (Flow::message_bytes) and whose closed sum charges the costs of every step, and hier's, whose gather and
+ *  scatter post each flow after its sender's costs (over one of those among the leaders); none with staging copies or
+ *  CPU work (--pcie-contention, --cpu-contention), which the flow forms' sleeps do not model. */
 bool flow_form_allowed(AlgorithmId id, const CollectiveOptions& options);
 
 /** @brief "ring: flow", "hier: message among node leaders", ...: the form each algorithm of `spec` runs on the ranks

@@ -504,25 +504,31 @@ std::vector<double> CommWorld::run_timed(const std::vector<Flow>& flows, const s
     }
     rep[c] = class_of.emplace(signature_, c).first->second;
   }
-  // The representatives' flows from now, each at its offset, in order of offset (one simcall per distinct offset).
+  // The representatives' flows, each at its offset from its component's start, or from now where that start is past
+  // (its origin), in order of time (one simcall per distinct time). A representative that starts in the future runs
+  // at its own times: SimGrid's clock rounds (surf/precision), so a shifted run may end a nanosecond apart.
+  const double now = sg4::Engine::get_clock();
+  std::vector<double> origin(components.size(), now);
   std::vector<std::size_t> run; // flow indices
   for (std::size_t c = 0; c < components.size(); ++c)
-    if (rep[c] == c)
+    if (rep[c] == c) {
+      origin[c] = std::max(now, base[c]);
       run.insert(run.end(), components[c].begin(), components[c].end());
-  std::vector<double> offset(flows.size(), 0.0);
+    }
+  std::vector<double> at(flows.size(), 0.0); // a representative's flows: when SimGrid posts them
   for (std::size_t c = 0; c < components.size(); ++c)
-    for (std::size_t i : components[c])
-      offset[i] = post_at[i] - base[c];
-  std::stable_sort(run.begin(), run.end(), [&](std::size_t a, std::size_t b) { return offset[a] < offset[b]; });
-  const double now = sg4::Engine::get_clock();
+    if (rep[c] == c)
+      for (std::size_t i : components[c])
+        at[i] = origin[c] + (post_at[i] - base[c]);
+  std::stable_sort(run.begin(), run.end(), [&](std::size_t a, std::size_t b) { return at[a] < at[b]; });
   std::vector<sg4::CommPtr> comm_of(flows.size());
   std::vector<Flow> batch;
   for (std::size_t k = 0; k < run.size();) {
     std::size_t last = k;
     batch.clear();
-    while (last < run.size() && offset[run[last]] == offset[run[k]])
+    while (last < run.size() && at[run[last]] == at[run[k]])
       batch.push_back(flows[run[last++]]);
-    delay(now + offset[run[k]] - sg4::Engine::get_clock());
+    delay(at[run[k]] - sg4::Engine::get_clock());
     const std::vector<sg4::CommPtr> comms = post(batch);
     for (std::size_t j = k; j < last; ++j)
       comm_of[run[j]] = comms[j - k];
@@ -536,7 +542,7 @@ std::vector<double> CommWorld::run_timed(const std::vector<Flow>& flows, const s
     const auto& theirs = components[rep[c]];
     for (std::size_t k = 0; k < mine.size(); ++k) {
       const sg4::CommPtr& comm = comm_of[theirs[k]]; // the same position in an identical component
-      const double shift = base[c] - now;
+      const double shift = base[c] - origin[rep[c]];
       const std::size_t i = mine[k];
       ends[i] = comm->get_finish_time() + shift;
       account(flows[i], comm->get_start_time() + shift, ends[i], *shape.routes[i], channel);
@@ -545,19 +551,23 @@ std::vector<double> CommWorld::run_timed(const std::vector<Flow>& flows, const s
   return ends;
 }
 
-void CommWorld::run_step(const std::vector<Flow>& flows)
+double CommWorld::send_cost_s(int from, int to, std::uint64_t bytes) const
 {
   const StackProfile& stack = options_.stack;
+  double s = options_.msg_overhead_s + stack.send_overhead_s + stack.copy_s_per_byte * double(bytes);
+  if (stack.rendezvous(bytes))
+    s += handshake_s(from, to);
+  return s;
+}
+
+void CommWorld::run_step(const std::vector<Flow>& flows)
+{
   double before_s = 0;
-  for (const auto& f : flows) {
-    double s = options_.msg_overhead_s + stack.send_overhead_s + stack.copy_s_per_byte * double(f.bytes);
-    if (stack.rendezvous(f.bytes))
-      s += handshake_s(f.from, f.to);
-    before_s = std::max(before_s, s);
-  }
+  for (const auto& f : flows)
+    before_s = std::max(before_s, send_cost_s(f.from, f.to, f.bytes));
   delay(before_s);
   run_flows(flows);
-  delay(stack.recv_overhead_s);
+  delay(options_.stack.recv_overhead_s);
 }
 
 std::vector<std::vector<std::size_t>> CommWorld::flow_components(const std::vector<const Route*>& routes)

@@ -72,6 +72,10 @@ public:
    *  trip; after them the stack's receive overhead. The stack's size factors SimGrid applies to each flow as to the
    *  message. On a uniform platform every message of a step costs the same: the message level exactly. */
   void run_step(const std::vector<Flow>& flows);
+  /** What the sender of a message of `bytes` from `from` to `to` spends before it is posted (outside staging copies
+   *  and CPU contention, as post_send charges it): the overhead (msg_overhead_s), the stack's send overhead and copy
+   *  and, above its eager limit, the rendezvous round trip over their route. */
+  double send_cost_s(int from, int to, std::uint64_t bytes) const;
   /** Counts and reports a transfer that a flow form's own model timed (tree_flow_plan), from `start_s` to `end_s`
    *  (absolute), on the calling driver's channel; SimGrid does not run it (its load, where other traffic may meet
    *  it, goes through load()). */
@@ -81,11 +85,12 @@ public:
   /** Solo world only: runs `flows`, flow i starting at `post_at[i]` (absolute simulated seconds, in the past or the
    *  future), where flows started at different times never share a link with each other unless in one component
    *  (flows joined by shared links) whose times are its own: each component runs as if alone from its earliest start.
-   *  SimGrid runs one component of each class (the same shape, sizes and start offsets) from now, each flow posted at
-   *  its offset, and every flow of the class takes its representative's times shifted to its component's start.
-   *  Counts and reports every flow at those times; returns when each ends (absolute). The caller guarantees that
-   *  nothing else uses these links at those times (a plan run member-timed: Hierarchical's gather and scatter, each
-   *  node on links of its own). */
+   *  SimGrid runs one component of each class (the same shape, sizes and start offsets) from its start, or from now
+   *  where that is past, each flow posted at its offset, and every flow of the class takes its representative's times
+   *  shifted to its component's start. Counts and reports every flow at those times; returns when each ends
+   *  (absolute; some may end later than it returns). The caller guarantees that nothing else uses these links at
+   *  those times (a plan run member-timed: Hierarchical's gather and scatter, each node on links of its own; or
+   *  hier's flow form in a solo world, where its flows are all the network carries). */
   std::vector<double> run_timed(const std::vector<Flow>& flows, const std::vector<double>& post_at);
   /** Solo world only (set_solo; false and nothing done otherwise): runs flows started together as run_flows would,
    *  but a component (flows joined by shared links) whose flows carry one size over routes of one latency at one

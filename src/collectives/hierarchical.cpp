@@ -69,7 +69,7 @@ Layout layout_of(Group& g)
  *  form is member-timed among the leaders (member_timed_tree). Sets the leaders' group member-timed accordingly. */
 bool member_timed_hier(Group& g, Layout& l)
 {
-  const bool timed = g.member_timed() && g.world().solo() && l.nodes_private &&
+  const bool timed = g.member_timed() && g.world().solo() && l.nodes_private && g.options().stack.ideal() &&
                      g.options().inter_algorithm == AlgorithmId::Tree && l.leaders->size() > 1;
   l.leaders->set_member_timed(timed);
   return timed && member_timed_tree(*l.leaders);
@@ -135,6 +135,42 @@ void timed_plan(Group& g, Layout& layout, const Collective& inter, std::uint64_t
   CommWorld::delay(last - simgrid::s4u::Engine::get_clock());
 }
 
+/** Runs `flows`, flow i posted `after[i]` seconds from now (its sender's costs before it: CommWorld::send_cost_s,
+ *  summed over a leader's earlier sends), and returns when the last has landed: all at once where every flow is posted
+ *  at the same time (run_flows); in a solo world each component of flows as if alone from its first post (run_timed:
+ *  nothing else runs meanwhile, and flows that share no link do not meet); otherwise posted in order of time. */
+void run_posted(CommWorld& world, const std::vector<Flow>& flows, const std::vector<double>& after)
+{
+  if (std::all_of(after.begin(), after.end(), [&](double a) { return a == after.front(); })) {
+    CommWorld::delay(after.front());
+    world.run_flows(flows);
+    return;
+  }
+  const double now = simgrid::s4u::Engine::get_clock();
+  if (world.solo()) {
+    std::vector<double> post_at;
+    for (double a : after)
+      post_at.push_back(now + a);
+    const std::vector<double> ends = world.run_timed(flows, post_at);
+    CommWorld::delay(*std::max_element(ends.begin(), ends.end()) - simgrid::s4u::Engine::get_clock());
+    return;
+  }
+  std::vector<std::size_t> order(flows.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return after[a] < after[b]; });
+  std::vector<Flow> batch;
+  for (std::size_t k = 0; k < order.size();) {
+    batch.clear();
+    const double at = after[order[k]];
+    for (; k < order.size() && after[order[k]] == at; ++k)
+      batch.push_back(flows[order[k]]);
+    CommWorld::delay(now + at - simgrid::s4u::Engine::get_clock());
+    world.start_flows(batch);
+  }
+  world.finish_flows();
+}
+
 } // namespace
 
 void Hierarchical::allreduce(Group& g, int self, std::uint64_t bytes) const
@@ -186,8 +222,8 @@ std::vector<std::vector<Flow>> Hierarchical::flow_calls(Group& g, std::uint64_t 
 {
   // flow_plan's run_flows calls: the gather (where a node has more than its leader), the leaders' plan, the scatter.
   std::vector<std::vector<Flow>> calls;
-  if (g.size() <= 1 || g.options().msg_overhead_s > 0 || !drivable(g, bytes))
-    return calls;
+  if (g.size() <= 1 || g.options().msg_overhead_s > 0 || !g.options().stack.ideal() || !drivable(g, bytes))
+    return calls; // the sends of a leader, or those of every member, posted apart (flow_plan: run_posted)
   Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
   std::vector<Flow> gather, scatter;
   for (const auto& local : layout.nodes)
@@ -209,9 +245,10 @@ std::vector<std::vector<Flow>> Hierarchical::flow_calls(Group& g, std::uint64_t 
 
 bool Hierarchical::flow_plan(Group& g, std::uint64_t bytes) const
 {
-  // The message level's own steps, for every node at once: the gather (one flow per member to its leader, after
-  // the overhead), the leader's G-1 reductions, the inter algorithm's flow plan among the leaders, then the
-  // scatter, whose k-th flow of a leader starts after k overheads (the leader posts its sends one after the other).
+  // The message level's steps, for every node at once: the gather (each member's flow to its leader, posted after the
+  // member's costs of sending it: CommWorld::send_cost_s), the leader's G-1 receive overheads and reductions, the
+  // inter algorithm's flow plan among the leaders, then the scatter, whose k-th flow of a leader is posted after the
+  // leader's costs of its first k sends (it posts them one after the other), and each member's receive overhead.
   Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
   if (g.member_times() != nullptr && member_timed_hier(g, layout)) {
     timed_plan(g, layout, *inter_, bytes);
@@ -220,33 +257,32 @@ bool Hierarchical::flow_plan(Group& g, std::uint64_t bytes) const
   CommWorld& world = g.world();
   const CollectiveOptions& o = g.options();
   std::vector<Flow> flows;
+  std::vector<double> after;
   for (const auto& local : layout.nodes)
-    for (std::size_t i = 1; i < local.size(); ++i)
+    for (std::size_t i = 1; i < local.size(); ++i) {
       flows.push_back({g.endpoint(local[i]), g.endpoint(local[0]), bytes});
+      after.push_back(world.send_cost_s(flows.back().from, flows.back().to, bytes));
+    }
   if (!flows.empty()) {
-    CommWorld::delay(o.msg_overhead_s);
-    world.run_flows(flows);
-    CommWorld::delay(o.reduce_s_per_byte * double(bytes) * double(layout.largest - 1));
+    run_posted(world, flows, after);
+    CommWorld::delay((o.stack.recv_overhead_s + o.reduce_s_per_byte * double(bytes)) * double(layout.largest - 1));
   }
   if (layout.leaders->size() > 1 && !inter_->flow_plan(*layout.leaders, bytes))
     throw Error("internal: hier's flow form needs a flow form of its inter algorithm");
-  if (o.msg_overhead_s <= 0) { // no overhead between a leader's sends: every scatter flow starts at once
-    flows.clear();
-    for (const auto& local : layout.nodes)
-      for (std::size_t k = 1; k < local.size(); ++k)
-        flows.push_back({g.endpoint(local[0]), g.endpoint(local[k]), bytes});
-    world.run_flows(flows);
-    return true;
+  flows.clear();
+  after.clear();
+  for (const auto& local : layout.nodes) {
+    double posted = 0;
+    for (std::size_t k = 1; k < local.size(); ++k) {
+      flows.push_back({g.endpoint(local[0]), g.endpoint(local[k]), bytes});
+      posted += world.send_cost_s(flows.back().from, flows.back().to, bytes);
+      after.push_back(posted);
+    }
   }
-  for (std::size_t k = 1; k < layout.largest; ++k) {
-    flows.clear();
-    for (const auto& local : layout.nodes)
-      if (k < local.size())
-        flows.push_back({g.endpoint(local[0]), g.endpoint(local[k]), bytes});
-    CommWorld::delay(o.msg_overhead_s);
-    world.start_flows(flows);
+  if (!flows.empty()) {
+    run_posted(world, flows, after);
+    CommWorld::delay(o.stack.recv_overhead_s);
   }
-  world.finish_flows();
   return true;
 }
 

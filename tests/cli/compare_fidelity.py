@@ -1,14 +1,21 @@
 #!/usr/bin/env python3
-"""Compares two `ddlsim collective --csv` tables (message vs flow fidelity) size by size.
+"""Compares two `ddlsim collective --csv` tables (message vs flow fidelity) size by size, or two `ddlsim run --report`
+JSON reports by their iteration time.
 
 usage: compare_fidelity.py MESSAGE.csv FLOW.csv MIN_REL MAX_REL
-Fails unless MIN_REL <= (flow - message) / message <= MAX_REL for every size; prints the differences.
+       compare_fidelity.py MESSAGE.json FLOW.json MIN_REL MAX_REL
+Fails unless MIN_REL <= (flow - message) / message <= MAX_REL for every size (for the iteration); prints the
+differences (reports: as one row of 0 B, times in us).
 """
 import csv
+import json
 import sys
 
 
 def times(path):
+    if path.endswith(".json"):
+        with open(path) as f:
+            return {0: json.load(f)["iteration_time_s"] * 1e6}
     with open(path, newline="") as f:
         return {int(r["bytes"]): float(r["time_us"]) for r in csv.DictReader(f)}
 

@@ -799,12 +799,11 @@ TEST_CASE("max-min rates: a fat pipe limits each transfer alone, not their sum")
 
 namespace {
 
-/** hier with `inter` among the leaders of `nodes` nodes of `per_node` ranks on the uniform star. */
-void check_hier(const std::string& inter, int nodes, int per_node)
+/** hier with `inter` among the leaders of `nodes` nodes of `per_node` ranks on the uniform star (options `o`). */
+void check_hier(const std::string& inter, int nodes, int per_node, collectives::CollectiveOptions o = costly())
 {
   const int p = nodes * per_node;
   test::ProbeEngine engine(test::write_star_platform(star(p, inter == "ps" ? 1 : 0)));
-  collectives::CollectiveOptions o = costly();
   o.inter_algorithm = collectives::find_algorithm(inter)->id;
   if (inter == "ps")
     o.ps_hosts = {"srv0"};
@@ -818,6 +817,10 @@ void check_hier(const std::string& inter, int nodes, int per_node)
     CHECK(std::fabs(flow[i].time_s - message[i].time_s) <= 1e-9 * message[i].time_s);
     CHECK(flow[i].rank_bytes == message[i].rank_bytes);
     CHECK(flow[i].reported_bytes == message[i].reported_bytes);
+    CHECK(message[i].flows == 0);
+    // hier's flow form ran: its driver handed SimGrid every gather and scatter flow (the leaders' flows besides; an
+    // inter algorithm's flow form alone, under a message-level hier, would hand it those only).
+    CHECK(flow[i].flows >= std::uint64_t(2 * nodes * (per_node - 1)));
   }
 }
 
@@ -851,6 +854,30 @@ TEST_CASE("flow-level hier over ps equals the message level on a uniform star, 4
 TEST_CASE("flow-level hier over tree equals the message level on a uniform star, 6 nodes x 2")
 {
   check_hier("tree", 6, 2);
+}
+
+// With a stack's per-message costs: each member's send to its leader after the sender's overheads and copy (and, above
+// the eager limit, the rendezvous round trip), the leader's receive overhead per message, its k-th send back after the
+// costs of its first k, each member's receive overhead at the end; among the leaders the ring's or rd's flow form with
+// the stack's costs. The message level pays them message by message.
+TEST_CASE("flow-level hier over ring with a stack's fixed per-message costs equals the message level, 3 nodes x 4")
+{
+  check_hier("ring", 3, 4, fixed_cost_stack());
+}
+
+TEST_CASE("flow-level hier over ring with a stack's rendezvous equals the message level, 3 nodes x 4")
+{
+  check_hier("ring", 3, 4, rendezvous_stack()); // 3840 B eager; 245760 B and 15 MiB after the round trip
+}
+
+TEST_CASE("flow-level hier over ring with a stack's size factors equals the message level, 5 nodes x 2")
+{
+  check_hier("ring", 5, 2, sized_stack());
+}
+
+TEST_CASE("flow-level hier over rd with a stack's rendezvous and size factors equals the message level, 4 nodes x 3")
+{
+  check_hier("rd", 4, 3, sized_stack());
 }
 
 /** Each rank's end of one allreduce of `bytes` by hier over tree on `hosts` (nodes `nodes`), every rank starting at
