@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
 
@@ -71,6 +72,37 @@ void serve(CommWorld& world, const std::vector<std::uint64_t>& sequence, int s, 
   }
 }
 
+/** From a helper actor: runs `flows`, flow i posted `at[i]` seconds from now, and returns when all have landed. All
+ *  posted at once and `alike_ok`: CommWorld::run_alike first (computed where alike); otherwise posted in order of time
+ *  (the helper's own flows: other servers' helpers post theirs meanwhile). */
+void posted_in_order(CommWorld& world, const std::vector<Flow>& flows, const std::vector<double>& at, bool alike_ok)
+{
+  if (std::all_of(at.begin(), at.end(), [&](double a) { return a == at.front(); })) {
+    CommWorld::delay(at.front());
+    if (!(alike_ok && world.run_alike(flows)))
+      world.finish_own(flows, world.start_own(flows));
+    return;
+  }
+  std::vector<std::size_t> order(flows.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return at[a] < at[b]; });
+  const double now = sg4::Engine::get_clock();
+  std::vector<Flow> posted, batch;
+  std::vector<sg4::CommPtr> comms;
+  for (std::size_t k = 0; k < order.size();) {
+    batch.clear();
+    const double t = at[order[k]];
+    for (; k < order.size() && at[order[k]] == t; ++k)
+      batch.push_back(flows[order[k]]);
+    CommWorld::delay(now + t - sg4::Engine::get_clock());
+    for (auto& c : world.start_own(batch))
+      comms.push_back(std::move(c));
+    posted.insert(posted.end(), batch.begin(), batch.end());
+  }
+  world.finish_own(posted, comms);
+}
+
 } // namespace
 
 void ParameterServer::prepare(CommWorld& world) const
@@ -108,7 +140,7 @@ std::vector<sg4::ActorPtr> ParameterServer::start(CommWorld& world, const std::v
   const std::vector<int> workers = pushers(world, leaders_only_);
   if (workers.size() <= 1)
     return servers; // one node under hier: its leader calls no inter-node aggregation
-  if (uses_flow(AlgorithmId::Ps, o.fidelity, static_cast<int>(workers.size())) && o.stack.ideal())
+  if (uses_flow(AlgorithmId::Ps, o.fidelity, static_cast<int>(workers.size())) && flow_form_allowed(AlgorithmId::Ps, o))
     return servers; // flow level: the driver of each aggregation moves the servers' flows (flow_plan)
   for (int s = 0; s < o.ps_servers; ++s)
     for (int lane = 0; lane < world.lanes(); ++lane)
@@ -149,9 +181,11 @@ bool ParameterServer::drivable(Group& g, std::uint64_t /*bytes*/) const
 
 bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const
 {
-  // The message level's steps for every worker and server at once: each worker posts its pushes one overhead
-  // apart (server order); each server (a helper actor on its host) sums (and updates) once its pushes are in, then
-  // posts its pulls one overhead apart (worker order).
+  // The message level's steps for every worker and server at once: each worker posts its pushes one after the other
+  // (server order), each after its costs of sending it (CommWorld::send_cost_s: the overhead, the stack's send
+  // overhead and copy, above the eager limit the rendezvous round trip); each server (a helper actor on its host) pays
+  // its receive overhead per push once all are in, sums (and updates), then posts its pulls one after the other
+  // (worker order), each after its costs of sending it; each worker pays its receive overhead per pull at the end.
   if (g.size() <= 1)
     return true;
   CommWorld& world = g.world();
@@ -162,50 +196,49 @@ bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const
   int servers = 0; // involved in this tensor
   for (int s = 0; s < o.ps_servers; ++s)
     servers += involved(o, k, s) ? 1 : 0;
-  // One server: its pushes (and, without an overhead between them, its pulls) are all the network carries while they
-  // run (in a solo world), started together: where alike (CommWorld::run_alike) they are computed, not run.
-  const bool alone = servers == 1 && world.solo();
+  // One server: its pushes (and, posted at once, its pulls) are all the network carries while they run (in a solo
+  // world), started together: where alike (CommWorld::run_alike) they are computed, not run; not under a stack's size
+  // factors, which run_alike's rates leave out.
+  const bool alone = servers == 1 && world.solo() && o.stack.latency_factor.empty() && o.stack.bandwidth_factor.empty();
+  // Each worker's pushes before the one to the j-th involved server: their costs, summed (per worker).
+  std::vector<double> pushed(static_cast<std::size_t>(n), 0.0);
   std::vector<sg4::ActorPtr> helpers;
-  int j = 0;
   for (int s = 0; s < o.ps_servers; ++s) {
     if (!involved(o, k, s))
       continue;
     const int server = world.size() + s;
     const std::uint64_t b = shard(o, k, bytes, s);
-    helpers.push_back(sg4::Actor::create("ps-flow", world.host(server), [&g, &world, &o, n, j, s, server, b, alone] {
-      std::vector<Flow> pushes;
-      for (int w = 0; w < n; ++w)
-        pushes.push_back({g.endpoint(w), server, b});
-      CommWorld::delay((j + 1) * o.msg_overhead_s); // the workers' (j+1)-th send
-      if (!(alone && world.run_alike(pushes)))
-        world.finish_own(pushes, world.start_own(pushes));
-      CommWorld::delay(o.reduce_s_per_byte * double(b) * n);
-      if (o.ps_update == PsUpdate::Server) {
-        const double t = server_update_s(o.ps_rates[s], n, b, o.optimizer);
-        if (t > 0)
-          sg4::this_actor::execute(t * world.host(server)->get_speed());
-      }
-      std::vector<Flow> pulls;
-      std::vector<sg4::CommPtr> comms;
-      for (int w = 0; w < n; ++w) {
-        pulls.push_back({server, g.endpoint(w), b});
-        if (o.msg_overhead_s > 0) { // one overhead apart
-          CommWorld::delay(o.msg_overhead_s);
-          auto one = world.start_own({pulls.back()});
-          comms.push_back(one.front());
-        }
-      }
-      if (comms.empty()) {
-        if (alone && world.run_alike(pulls))
-          return;
-        comms = world.start_own(pulls);
-      }
-      world.finish_own(pulls, comms);
-    }));
-    ++j;
+    std::vector<Flow> pushes;
+    std::vector<double> push_at; // from now
+    for (int w = 0; w < n; ++w) {
+      pushes.push_back({g.endpoint(w), server, b});
+      pushed[w] += world.send_cost_s(g.endpoint(w), server, b);
+      push_at.push_back(pushed[w]);
+    }
+    helpers.push_back(sg4::Actor::create(
+        "ps-flow", world.host(server),
+        [&g, &world, &o, n, s, server, b, alone, pushes = std::move(pushes), push_at = std::move(push_at)] {
+          posted_in_order(world, pushes, push_at, alone);
+          CommWorld::delay((o.stack.recv_overhead_s + o.reduce_s_per_byte * double(b)) * n);
+          if (o.ps_update == PsUpdate::Server) {
+            const double t = server_update_s(o.ps_rates[s], n, b, o.optimizer);
+            if (t > 0)
+              sg4::this_actor::execute(t * world.host(server)->get_speed());
+          }
+          std::vector<Flow> pulls;
+          std::vector<double> pull_at; // from now
+          double posted = 0;
+          for (int w = 0; w < n; ++w) {
+            pulls.push_back({server, g.endpoint(w), b});
+            posted += world.send_cost_s(server, g.endpoint(w), b);
+            pull_at.push_back(posted);
+          }
+          posted_in_order(world, pulls, pull_at, alone);
+        }));
   }
   for (auto& h : helpers)
     h->join();
+  CommWorld::delay(o.stack.recv_overhead_s * servers); // each worker's, after its last pull landed
   return true;
 }
 

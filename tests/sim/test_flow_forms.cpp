@@ -578,6 +578,37 @@ TEST_CASE("flow-level parameter servers, 2 dedicated servers, round-robin tensor
   check_uniform("ps", {6}, nullptr, o, 2);
 }
 
+// With a stack's per-message costs: a worker's push to its j-th server after the costs of its first j sends (overheads,
+// copy, above the eager limit the rendezvous round trip), the server's receive overhead per push, its pulls one after
+// the other, each after its costs, a worker's receive overhead per pull at the end; the message level pays them
+// message by message.
+TEST_CASE("flow-level parameter server (one dedicated server) with a stack's fixed costs equals the message level")
+{
+  collectives::CollectiveOptions o = fixed_cost_stack();
+  o.ps_hosts = {"srv0"};
+  check_uniform("ps", {2, 5}, nullptr, o, 1);
+}
+
+TEST_CASE(
+    "flow-level parameter servers, 2 dedicated servers, split shards, with a stack's rendezvous and size factors: "
+    "equal to the message level, P = 6")
+{
+  collectives::CollectiveOptions o = sized_stack();
+  o.ps_servers = 2;
+  o.ps_hosts = {"srv0", "srv1"};
+  check_uniform("ps", {6}, nullptr, o, 2);
+}
+
+TEST_CASE("flow-level parameter servers, 2 dedicated servers, round-robin tensors, with a stack's rendezvous: equal to "
+          "the message level, P = 5")
+{
+  collectives::CollectiveOptions o = rendezvous_stack();
+  o.ps_servers = 2;
+  o.ps_hosts = {"srv0", "srv1"};
+  o.ps_sharding = collectives::PsSharding::RoundRobin;
+  check_uniform("ps", {5}, nullptr, o, 2);
+}
+
 TEST_CASE("flow-level pipelined tree equals the message level and the closed form, P = 2, 5, 6, 16")
 {
   // kSizes: one chunk, one chunk, 15 chunks of 1 MiB.
