@@ -24,6 +24,10 @@ public:
   static void ring_flows(Group& group, const std::vector<int>& ring, double max_latency, std::uint64_t bytes);
   /** The flows of ring_flows: member i of `ring` to member i+1, every chunk it sends, the chunk as message size. */
   static std::vector<Flow> ring_flow_list(const std::vector<int>& ring, std::uint64_t bytes);
+  /** The run_flows calls of an allreduce of `bytes` over `ring` (endpoints) in slices (slices() of `group`): one
+   *  ring_flow_list per slice size, of which there are at most two (the first slices one byte more than the last). */
+  static std::vector<std::vector<Flow>> slice_calls(const Group& group, const std::vector<int>& ring,
+                                                    std::uint64_t bytes);
   /** The same plan posted by the members (Group::member_flows): member `position` of `ring` waits for every member,
    *  sleeps the same closed sum and exchanges its one flow with its neighbours, slice after slice, every slice after
    *  every member finished the previous one, as the driver's plan runs them. */
@@ -163,8 +167,7 @@ public:
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
   /** The flow form's calls: the gather, the inter algorithm's among the leaders, the scatter; none where the flow form
-   *  is not taken, the inter algorithm lists none, or a leader's scatter flows start one overhead apart (start_flows).
-   */
+   *  is not taken, the inter algorithm lists none, or senders post flows apart (a message overhead or a stack). */
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
 
 private:

@@ -231,9 +231,9 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
   // flows' bytes) are identical subsystems of SimGrid's model and evolve identically, so SimGrid runs one of each class
   // (its representative) and every other member takes its representative's times, flow by flow. The routes, components
   // and their shapes depend on the flows' endpoints alone: learnt once per plan (plan_shape). Mirrored: the calls of
-  // every lane in flight are all the network carries, each call's flows between the same endpoints, so each component
-  // holds the same flows of every call of its layouts; set_mirror's classes are alike in every call, so SimGrid runs
-  // one component per class with every call's flows in it.
+  // every lane in flight are all the network carries, each call's flows those of one layout (calls between the same
+  // endpoints), and each component holds every flow of every call that crosses its links; set_mirror's classes are
+  // alike in every call, so SimGrid runs one component per class with every call's flows in it.
   const PlanShape& shape = mirror_ ? mirror_layout(flows) : plan_shape(flows);
   const std::vector<const Route*>& routes = shape.routes;
   const std::vector<std::vector<std::size_t>>& components = shape.components;
@@ -322,14 +322,8 @@ bool CommWorld::set_mirror(const std::vector<std::vector<Flow>>& calls)
     std::size_t l = 0;
     while (l < m->layouts.size() && !m->layouts[l]->has_ends(call))
       ++l;
-    if (l == m->layouts.size()) {
-      auto s = std::make_unique<PlanShape>();
-      for (const auto& f : call) {
-        s->ends.emplace_back(f.from, f.to);
-        s->routes.push_back(&cached_route(f.from, f.to));
-      }
-      m->layouts.push_back(std::move(s));
-    }
+    if (l == m->layouts.size())
+      m->layouts.push_back(routed_shape(call)); // its components: the union's, below
     layout_of.push_back(l);
   }
   // The union: every layout's flows one after the other (flow u of layout l at offset[l] + its index).
@@ -366,6 +360,16 @@ const CommWorld::PlanShape& CommWorld::mirror_layout(const std::vector<Flow>& fl
       return *layout;
   throw std::logic_error("mirrored lanes: run_flows got flows between other endpoints than the phase declared "
                          "(CommWorld::set_mirror)");
+}
+
+std::unique_ptr<CommWorld::PlanShape> CommWorld::routed_shape(const std::vector<Flow>& flows)
+{
+  auto s = std::make_unique<PlanShape>();
+  for (const auto& f : flows) {
+    s->ends.emplace_back(f.from, f.to);
+    s->routes.push_back(&cached_route(f.from, f.to));
+  }
+  return s;
 }
 
 bool CommWorld::PlanShape::has_ends(const std::vector<Flow>& flows) const
@@ -621,11 +625,7 @@ const CommWorld::PlanShape& CommWorld::plan_shape(const std::vector<Flow>& flows
     plan_shapes_.clear();
     shapes_kept_ = 1;
   }
-  auto s = std::make_unique<PlanShape>();
-  for (const auto& f : flows) {
-    s->ends.emplace_back(f.from, f.to);
-    s->routes.push_back(&cached_route(f.from, f.to));
-  }
+  auto s = routed_shape(flows);
   s->components = flow_components(s->routes);
   for (const auto& component : s->components) {
     component_shape(s->routes, component);
@@ -787,22 +787,26 @@ int CommWorld::driver_channel() const
   return driver == driver_channel_.end() ? 0 : driver->second;
 }
 
-void CommWorld::start_flows(const std::vector<Flow>& flows)
+void CommWorld::run_staggered(const std::vector<Flow>& flows, const std::vector<double>& after)
 {
-  Pending& mine = pending_[sg4::this_actor::get_pid()];
-  for (auto& c : start_own(flows))
-    mine.comms.push_back(std::move(c));
-  mine.flows.insert(mine.flows.end(), flows.begin(), flows.end());
-}
-
-void CommWorld::finish_flows()
-{
-  const auto it = pending_.find(sg4::this_actor::get_pid());
-  if (it == pending_.end())
-    return;
-  const Pending mine = std::move(it->second); // out of the map: other drivers may insert while this one waits
-  pending_.erase(it);
-  finish_own(mine.flows, mine.comms);
+  std::vector<std::size_t> order(flows.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return after[a] < after[b]; });
+  const double now = sg4::Engine::get_clock();
+  std::vector<Flow> posted, batch;
+  std::vector<sg4::CommPtr> comms;
+  for (std::size_t k = 0; k < order.size();) {
+    batch.clear();
+    const double at = after[order[k]];
+    for (; k < order.size() && after[order[k]] == at; ++k)
+      batch.push_back(flows[order[k]]);
+    delay(now + at - sg4::Engine::get_clock());
+    for (auto& c : start_own(batch))
+      comms.push_back(std::move(c));
+    posted.insert(posted.end(), batch.begin(), batch.end());
+  }
+  finish_own(posted, comms);
 }
 
 std::vector<sg4::CommPtr> CommWorld::start_own(const std::vector<Flow>& flows)

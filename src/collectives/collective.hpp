@@ -122,13 +122,15 @@ public:
   bool mirrored() const { return mirror_ != nullptr; }
   /** Classes of components a mirrored world runs per call (0 when not mirrored). */
   std::size_t mirror_classes() const;
-  /** run_flows in steps: starts `flows` now (after the flows started before); finish_flows() waits for every flow
-   *  started since the last finish (so a plan can stagger starts, e.g. one per overhead) and reports them. */
-  void start_flows(const std::vector<Flow>& flows);
-  void finish_flows();
-  /** The same with the caller's own buffer (for plans that run flows from several actors at once). */
+  /** run_flows in steps, outside a solo or mirrored world: starts `flows` now (counted), and the caller keeps their
+   *  comms; finish_own waits for them and reports them (plans that stagger starts, or run flows from several actors
+   *  at once). */
   std::vector<simgrid::s4u::CommPtr> start_own(const std::vector<Flow>& flows);
   void finish_own(const std::vector<Flow>& flows, const std::vector<simgrid::s4u::CommPtr>& comms);
+  /** Posts flow i `after[i]` seconds from now, in order of time (start_own: one start per distinct time; several
+   *  actors may call it at once), and returns when every flow has landed (finish_own): a plan whose senders post
+   *  their messages one after the other (hier's and ps's flow forms outside a solo world). */
+  void run_staggered(const std::vector<Flow>& flows, const std::vector<double>& after);
   /** Runs `second` on a helper actor of `endpoint` while the calling actor runs `first`; returns when both are done (a
    *  member's two concurrent parts: the double binary tree's and NCCL's two trees). The helper is made once per
    *  endpoint and `key` (the caller's channel), on the endpoint's host, and kept for the phase (a daemon, blocked
@@ -265,6 +267,8 @@ private:
     /** True when `flows` are between `ends`, in order. */
     bool has_ends(const std::vector<Flow>& flows) const;
   };
+  /** A shape with the ends and routes of `flows`, nothing else yet (plan_shape and set_mirror add components). */
+  std::unique_ptr<PlanShape> routed_shape(const std::vector<Flow>& flows);
   /** The shape's LinkFlows, computed the first time they are asked for. */
   const LinkFlows& link_flows(const PlanShape& shape) const;
   /** The shape of the plan of `flows`, computed the first time its endpoints are seen (a collective runs the same
@@ -341,13 +345,6 @@ private:
   TransfersFn on_transfers_;
   bool contended_ = false; ///< pcie_contention or cpu_contention
   std::vector<NodeCpu> node_cpus_;
-  /** Flows a driver started with start_flows and has not finished: one entry per driver actor, since the drivers of
-   *  concurrent lanes (--comm-streams) interleave their start_flows and finish_flows. */
-  struct Pending {
-    std::vector<simgrid::s4u::CommPtr> comms;
-    std::vector<Flow> flows;
-  };
-  std::unordered_map<long, Pending> pending_; ///< actor id -> its started flows
 };
 
 /** @brief Keys of Group::cached. */

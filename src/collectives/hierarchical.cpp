@@ -75,6 +75,19 @@ bool member_timed_hier(Group& g, Layout& l)
   return timed && member_timed_tree(*l.leaders);
 }
 
+/** Every node's flows between its members and its leader, node after node, member after member: the gather's
+ *  (`to_leader`) or the scatter's. */
+std::vector<Flow> node_flows(Group& g, const Layout& l, std::uint64_t bytes, bool to_leader)
+{
+  std::vector<Flow> flows;
+  for (const auto& local : l.nodes)
+    for (std::size_t i = 1; i < local.size(); ++i) {
+      const int member = g.endpoint(local[i]), leader = g.endpoint(local[0]);
+      flows.push_back(to_leader ? Flow{member, leader, bytes} : Flow{leader, member, bytes});
+    }
+  return flows;
+}
+
 /** The member-timed plan (member_timed_hier): the message level's steps at each member's own times. A member's send
  *  to its leader starts once it is posted (its start + o) and the leader is there (it posts its receives at its
  *  start); the leader reduces (G - 1) gamma M after the last one lands; the leaders' tree runs from those times
@@ -87,13 +100,11 @@ void timed_plan(Group& g, Layout& layout, const Collective& inter, std::uint64_t
   const CollectiveOptions& o = g.options();
   Group::MemberTimes& times = *g.member_times();
   const std::size_t nodes = layout.nodes.size();
-  std::vector<Flow> flows;
+  std::vector<Flow> flows = node_flows(g, layout, bytes, true);
   std::vector<double> post_at;
   for (const auto& local : layout.nodes)
-    for (std::size_t i = 1; i < local.size(); ++i) {
-      flows.push_back({g.endpoint(local[i]), g.endpoint(local[0]), bytes});
+    for (std::size_t i = 1; i < local.size(); ++i)
       post_at.push_back(std::max(times.starts[local[i]] + o.msg_overhead_s, times.starts[local[0]]));
-    }
   std::vector<double> landed = world.run_timed(flows, post_at);
   Group::MemberTimes leaders;
   leaders.starts.resize(nodes);
@@ -110,15 +121,11 @@ void timed_plan(Group& g, Layout& layout, const Collective& inter, std::uint64_t
   layout.leaders->set_member_times(nullptr);
   if (!ran || leaders.ends.size() != nodes)
     throw Error("internal: hier's member-timed form needs its inter algorithm's member-timed form");
-  flows.clear();
+  flows = node_flows(g, layout, bytes, false);
   post_at.clear();
-  for (std::size_t n = 0; n < nodes; ++n) {
-    const auto& local = layout.nodes[n];
-    for (std::size_t k = 1; k < local.size(); ++k) {
-      flows.push_back({g.endpoint(local[0]), g.endpoint(local[k]), bytes});
+  for (std::size_t n = 0; n < nodes; ++n)
+    for (std::size_t k = 1; k < layout.nodes[n].size(); ++k)
       post_at.push_back(leaders.ends[n] + double(k) * o.msg_overhead_s);
-    }
-  }
   landed = world.run_timed(flows, post_at);
   times.ends.assign(static_cast<std::size_t>(g.size()), 0.0);
   double last = 0;
@@ -146,8 +153,8 @@ void run_posted(CommWorld& world, const std::vector<Flow>& flows, const std::vec
     world.run_flows(flows);
     return;
   }
-  const double now = simgrid::s4u::Engine::get_clock();
   if (world.solo()) {
+    const double now = simgrid::s4u::Engine::get_clock();
     std::vector<double> post_at;
     for (double a : after)
       post_at.push_back(now + a);
@@ -155,20 +162,7 @@ void run_posted(CommWorld& world, const std::vector<Flow>& flows, const std::vec
     CommWorld::delay(*std::max_element(ends.begin(), ends.end()) - simgrid::s4u::Engine::get_clock());
     return;
   }
-  std::vector<std::size_t> order(flows.size());
-  for (std::size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return after[a] < after[b]; });
-  std::vector<Flow> batch;
-  for (std::size_t k = 0; k < order.size();) {
-    batch.clear();
-    const double at = after[order[k]];
-    for (; k < order.size() && after[order[k]] == at; ++k)
-      batch.push_back(flows[order[k]]);
-    CommWorld::delay(now + at - simgrid::s4u::Engine::get_clock());
-    world.start_flows(batch);
-  }
-  world.finish_flows();
+  world.run_staggered(flows, after);
 }
 
 } // namespace
@@ -225,20 +219,14 @@ std::vector<std::vector<Flow>> Hierarchical::flow_calls(Group& g, std::uint64_t 
   if (g.size() <= 1 || g.options().msg_overhead_s > 0 || !g.options().stack.ideal() || !drivable(g, bytes))
     return calls; // the sends of a leader, or those of every member, posted apart (flow_plan: run_posted)
   Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
-  std::vector<Flow> gather, scatter;
-  for (const auto& local : layout.nodes)
-    for (std::size_t i = 1; i < local.size(); ++i) {
-      gather.push_back({g.endpoint(local[i]), g.endpoint(local[0]), bytes});
-      scatter.push_back({g.endpoint(local[0]), g.endpoint(local[i]), bytes});
-    }
   if (layout.leaders->size() > 1) {
     calls = inter_->flow_calls(*layout.leaders, bytes);
     if (calls.empty())
       return calls;
   }
-  if (!gather.empty()) {
-    calls.push_back(std::move(gather));
-    calls.push_back(std::move(scatter));
+  if (layout.largest > 1) { // some node has more than its leader
+    calls.push_back(node_flows(g, layout, bytes, true));
+    calls.push_back(node_flows(g, layout, bytes, false));
   }
   return calls;
 }
@@ -256,26 +244,22 @@ bool Hierarchical::flow_plan(Group& g, std::uint64_t bytes) const
   }
   CommWorld& world = g.world();
   const CollectiveOptions& o = g.options();
-  std::vector<Flow> flows;
+  std::vector<Flow> flows = node_flows(g, layout, bytes, true);
   std::vector<double> after;
-  for (const auto& local : layout.nodes)
-    for (std::size_t i = 1; i < local.size(); ++i) {
-      flows.push_back({g.endpoint(local[i]), g.endpoint(local[0]), bytes});
-      after.push_back(world.send_cost_s(flows.back().from, flows.back().to, bytes));
-    }
+  for (const Flow& f : flows)
+    after.push_back(world.send_cost_s(f.from, f.to, bytes));
   if (!flows.empty()) {
     run_posted(world, flows, after);
     CommWorld::delay((o.stack.recv_overhead_s + o.reduce_s_per_byte * double(bytes)) * double(layout.largest - 1));
   }
   if (layout.leaders->size() > 1 && !inter_->flow_plan(*layout.leaders, bytes))
     throw Error("internal: hier's flow form needs a flow form of its inter algorithm");
-  flows.clear();
+  flows = node_flows(g, layout, bytes, false);
   after.clear();
-  for (const auto& local : layout.nodes) {
-    double posted = 0;
-    for (std::size_t k = 1; k < local.size(); ++k) {
-      flows.push_back({g.endpoint(local[0]), g.endpoint(local[k]), bytes});
-      posted += world.send_cost_s(flows.back().from, flows.back().to, bytes);
+  for (std::size_t n = 0, f = 0; n < layout.nodes.size(); ++n) {
+    double posted = 0; // the leader's sends one after the other
+    for (std::size_t k = 1; k < layout.nodes[n].size(); ++k, ++f) {
+      posted += world.send_cost_s(flows[f].from, flows[f].to, bytes);
       after.push_back(posted);
     }
   }

@@ -137,17 +137,12 @@ void NcclRing::ring_plan(Group& g, std::uint64_t bytes, const NcclShape& shape)
 
 std::vector<std::vector<Flow>> NcclRing::flow_calls(Group& g, std::uint64_t bytes) const
 {
-  std::vector<std::vector<Flow>> calls;
   if (g.size() <= 1 || !g.use_flow(AlgorithmId::Ring)) // driven() but for member_flows, which a mirror turns off
-    return calls;
+    return {};
   std::vector<int> endpoints;
   for (int member : shapes_.of(g).ring)
     endpoints.push_back(g.endpoint(member));
-  const std::uint64_t n = RingAllreduce::slices(g, bytes); // ring_plan's slices: at most two sizes
-  calls.push_back(RingAllreduce::ring_flow_list(endpoints, chunk_bytes(bytes, n, 0)));
-  if (chunk_bytes(bytes, n, n - 1) != chunk_bytes(bytes, n, 0))
-    calls.push_back(RingAllreduce::ring_flow_list(endpoints, chunk_bytes(bytes, n, n - 1)));
-  return calls;
+  return RingAllreduce::slice_calls(g, endpoints, bytes); // ring_plan's slices
 }
 
 bool NcclRing::drivable(Group& g, std::uint64_t /*bytes*/) const

@@ -6,7 +6,6 @@
 #include "common/error.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
 
@@ -73,8 +72,8 @@ void serve(CommWorld& world, const std::vector<std::uint64_t>& sequence, int s, 
 }
 
 /** From a helper actor: runs `flows`, flow i posted `at[i]` seconds from now, and returns when all have landed. All
- *  posted at once and `alike_ok`: CommWorld::run_alike first (computed where alike); otherwise posted in order of time
- *  (the helper's own flows: other servers' helpers post theirs meanwhile). */
+ *  posted at once and `alike_ok`: CommWorld::run_alike first (computed where alike); otherwise in order of time (the
+ *  helper's own flows: other servers' helpers post theirs meanwhile). */
 void posted_in_order(CommWorld& world, const std::vector<Flow>& flows, const std::vector<double>& at, bool alike_ok)
 {
   if (std::all_of(at.begin(), at.end(), [&](double a) { return a == at.front(); })) {
@@ -83,24 +82,7 @@ void posted_in_order(CommWorld& world, const std::vector<Flow>& flows, const std
       world.finish_own(flows, world.start_own(flows));
     return;
   }
-  std::vector<std::size_t> order(flows.size());
-  for (std::size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return at[a] < at[b]; });
-  const double now = sg4::Engine::get_clock();
-  std::vector<Flow> posted, batch;
-  std::vector<sg4::CommPtr> comms;
-  for (std::size_t k = 0; k < order.size();) {
-    batch.clear();
-    const double t = at[order[k]];
-    for (; k < order.size() && at[order[k]] == t; ++k)
-      batch.push_back(flows[order[k]]);
-    CommWorld::delay(now + t - sg4::Engine::get_clock());
-    for (auto& c : world.start_own(batch))
-      comms.push_back(std::move(c));
-    posted.insert(posted.end(), batch.begin(), batch.end());
-  }
-  world.finish_own(posted, comms);
+  world.run_staggered(flows, at);
 }
 
 } // namespace

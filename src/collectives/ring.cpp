@@ -145,16 +145,21 @@ std::vector<Flow> RingAllreduce::ring_flow_list(const std::vector<int>& ring, st
   return flows;
 }
 
+std::vector<std::vector<Flow>> RingAllreduce::slice_calls(const Group& g, const std::vector<int>& ring,
+                                                          std::uint64_t bytes)
+{
+  const std::uint64_t n = slices(g, bytes);
+  std::vector<std::vector<Flow>> calls{ring_flow_list(ring, chunk_bytes(bytes, n, 0))};
+  if (chunk_bytes(bytes, n, n - 1) != chunk_bytes(bytes, n, 0))
+    calls.push_back(ring_flow_list(ring, chunk_bytes(bytes, n, n - 1)));
+  return calls;
+}
+
 std::vector<std::vector<Flow>> RingAllreduce::flow_calls(Group& g, std::uint64_t bytes) const
 {
-  std::vector<std::vector<Flow>> calls;
   if (g.size() <= 1 || !g.use_flow(AlgorithmId::Ring) || message_steps(g))
-    return calls;                           // no flow form here, or the message level's steps (run_step)
-  const std::uint64_t n = slices(g, bytes); // slices of at most two sizes: the first ones, one byte more than the last
-  calls.push_back(ring_flow_list(g.members(), chunk_bytes(bytes, n, 0)));
-  if (chunk_bytes(bytes, n, n - 1) != chunk_bytes(bytes, n, 0))
-    calls.push_back(ring_flow_list(g.members(), chunk_bytes(bytes, n, n - 1)));
-  return calls;
+    return {}; // no flow form here, or the message level's steps (run_step)
+  return slice_calls(g, g.members(), bytes);
 }
 
 void RingAllreduce::ring_steps(Group& g, int self, std::uint64_t bytes)

@@ -103,8 +103,8 @@ struct Phase::Impl {
     // (the reference shape) runs every flow in SimGrid.
     const bool one_stream = dag_.comm_policy == dag::CommPolicy::Priority || dag_.comm_streams == 1;
     world_.set_solo(spec.drive_streams && spec.exact_network && nominal_ && one_stream);
-    // Several in-order streams, solo otherwise: mirrored lanes where every aggregation's plan is run_flows calls
-    // between the same endpoints (CommWorld::set_mirror); before drivable() too (the ring's driver then posts its
+    // Several in-order streams, solo otherwise: mirrored lanes where every aggregation's plan is run_flows calls the
+    // collective lists beforehand (CommWorld::set_mirror); before drivable() too (the ring's driver then posts its
     // flows at any size).
     if (!world_.solo() && spec.drive_streams && spec.exact_network && nominal_ &&
         dag_.comm_policy == dag::CommPolicy::InOrder)

@@ -1277,26 +1277,17 @@ LanesRun run_lanes(const std::vector<sg4::Host*>& hosts, bool mirrored,
   return out;
 }
 
-} // namespace
-
-TEST_CASE("mirrored lanes: two drivers' overlapping ring plans, one component per class, every transfer as SimGrid "
-          "gives it")
+/** The lanes of plans `lanes`, lane k starting k x 2 us late, on test::write_nvlink_ib_platform: every flow in SimGrid,
+ *  then mirrored (CommWorld::set_mirror of every plan); checks that both report every transfer, and return from every
+ *  call, at the same times (to 1e-9). */
+std::pair<LanesRun, LanesRun>
+simulated_and_mirrored(const std::vector<std::vector<std::vector<collectives::Flow>>>& lanes)
 {
-  // 2 nodes x 4 GPUs (every pair of a node on its own NVLink, one EDR link per node): the ring 0 -> 1 -> ... -> 7 -> 0
-  // is eight components of one flow, six on NVLinks (one shape), two over EDR (edges 3 and 7: another). Its flow form
-  // with 8000 B sends the same bytes on every edge; with 8003 B (3 chunks of 1001 B, 5 of 1000 B) edge i sends every
-  // chunk but (i+1) and (i+2): edges 7 and 0 two large chunks fewer, 1 and 6 one, 2..5 none. Alike in both calls:
-  // NVLink {0}, {1, 6}, {2, 4, 5}, EDR {7}, {3}: 5 classes (the first call alone has 2). Lane 0 runs 8000 B then
-  // 8003 B; lane 1, 2 us later, 8003 B then 8000 B: their flows share every link.
   test::ProbeEngine engine(test::write_nvlink_ib_platform());
   std::vector<sg4::Host*> hosts;
   for (const auto& name : engine.gpu_hosts())
     hosts.push_back(sg4::Host::by_name(name));
   REQUIRE(hosts.size() == 8);
-  const std::vector<int> ring{0, 1, 2, 3, 4, 5, 6, 7};
-  const auto odd = collectives::RingAllreduce::ring_flow_list(ring, 8003);
-  const auto even = collectives::RingAllreduce::ring_flow_list(ring, 8000);
-  const std::vector<std::vector<std::vector<collectives::Flow>>> lanes{{even, odd}, {odd, even}};
   LanesRun simulated, mirrored;
   sg4::Actor::create("controller", hosts[0], [&] {
     simulated = run_lanes(hosts, false, lanes, 2e-6, "s");
@@ -1317,6 +1308,25 @@ TEST_CASE("mirrored lanes: two drivers' overlapping ring plans, one component pe
   REQUIRE(mirrored.returned_s.size() == simulated.returned_s.size());
   for (std::size_t i = 0; i < mirrored.returned_s.size(); ++i)
     CHECK(std::fabs(mirrored.returned_s[i] - simulated.returned_s[i]) <= 1e-9 * simulated.returned_s[i]);
+  return {simulated, mirrored};
+}
+
+} // namespace
+
+TEST_CASE("mirrored lanes: two drivers' overlapping ring plans, one component per class, every transfer as SimGrid "
+          "gives it")
+{
+  // 2 nodes x 4 GPUs (every pair of a node on its own NVLink, one EDR link per node): the ring 0 -> 1 -> ... -> 7 -> 0
+  // is eight components of one flow, six on NVLinks (one shape), two over EDR (edges 3 and 7: another). Its flow form
+  // with 8000 B sends the same bytes on every edge; with 8003 B (3 chunks of 1001 B, 5 of 1000 B) edge i sends every
+  // chunk but (i+1) and (i+2): edges 7 and 0 two large chunks fewer, 1 and 6 one, 2..5 none. Alike in both calls:
+  // NVLink {0}, {1, 6}, {2, 4, 5}, EDR {7}, {3}: 5 classes (the first call alone has 2). Lane 0 runs 8000 B then
+  // 8003 B; lane 1, 2 us later, 8003 B then 8000 B: their flows share every link.
+  const std::vector<int> ring{0, 1, 2, 3, 4, 5, 6, 7};
+  const auto odd = collectives::RingAllreduce::ring_flow_list(ring, 8003);
+  const auto even = collectives::RingAllreduce::ring_flow_list(ring, 8000);
+  const std::vector<std::vector<std::vector<collectives::Flow>>> lanes{{even, odd}, {odd, even}};
+  const auto [simulated, mirrored] = simulated_and_mirrored(lanes);
   // The lanes overlap: lane 1's first call starts before lane 0's first ends (the flows met on their links).
   CHECK(simulated.returned_s[0] > 2e-6);
   CHECK(mirrored.classes == 5);
@@ -1334,37 +1344,13 @@ TEST_CASE("mirrored lanes over calls between other endpoints: one component per 
   // 5 -> 1 the other way (its mirror image). A runs with 8000 B from every GPU (A1) and with 9000 B from GPUs 1 and 5
   // (A2): the gather's components split into {1 -> 0, 5 -> 4} and the other four; B sends 8000 B, E 4000 B: the two
   // cross components are alike. 3 classes. Lane 0 runs A1, B, A2; lane 1, 2 us later, E, A2, A1.
-  test::ProbeEngine engine(test::write_nvlink_ib_platform());
-  std::vector<sg4::Host*> hosts;
-  for (const auto& name : engine.gpu_hosts())
-    hosts.push_back(sg4::Host::by_name(name));
-  REQUIRE(hosts.size() == 8);
   using F = collectives::Flow;
   const std::vector<F> a1{{1, 0, 8000}, {2, 0, 8000}, {3, 0, 8000}, {5, 4, 8000}, {6, 4, 8000}, {7, 4, 8000}};
   const std::vector<F> a2{{1, 0, 9000}, {2, 0, 8000}, {3, 0, 8000}, {5, 4, 9000}, {6, 4, 8000}, {7, 4, 8000}};
   const std::vector<F> b{{0, 4, 8000}, {4, 0, 8000}};
   const std::vector<F> e{{1, 5, 4000}, {5, 1, 4000}};
   const std::vector<std::vector<std::vector<F>>> lanes{{a1, b, a2}, {e, a2, a1}};
-  LanesRun simulated, mirrored;
-  sg4::Actor::create("controller", hosts[0], [&] {
-    simulated = run_lanes(hosts, false, lanes, 2e-6, "s");
-    mirrored = run_lanes(hosts, true, lanes, 2e-6, "m");
-  });
-  engine.engine().run();
-  REQUIRE(mirrored.reported.size() == simulated.reported.size());
-  for (std::size_t i = 0; i < mirrored.reported.size(); ++i) {
-    const Reported &x = mirrored.reported[i], &y = simulated.reported[i];
-    INFO("transfer " << i << ": " << x.from << " -> " << x.to << ", " << x.bytes << " B: mirrored " << x.start_s
-                     << " .. " << x.end_s << " s, SimGrid " << y.start_s << " .. " << y.end_s << " s");
-    CHECK(x.from == y.from);
-    CHECK(x.to == y.to);
-    CHECK(x.bytes == y.bytes);
-    CHECK(std::fabs(x.start_s - y.start_s) <= 1e-9 * y.end_s);
-    CHECK(std::fabs(x.end_s - y.end_s) <= 1e-9 * y.end_s);
-  }
-  REQUIRE(mirrored.returned_s.size() == simulated.returned_s.size());
-  for (std::size_t i = 0; i < mirrored.returned_s.size(); ++i)
-    CHECK(std::fabs(mirrored.returned_s[i] - simulated.returned_s[i]) <= 1e-9 * simulated.returned_s[i]);
+  const auto [simulated, mirrored] = simulated_and_mirrored(lanes);
   // The lanes overlap: lane 1's E starts (2 us) before lane 0's A1 ends (3.4 us of NVLink latency alone); its flows
   // then meet B's on the EDR links.
   CHECK(simulated.returned_s[0] > 2e-6);
