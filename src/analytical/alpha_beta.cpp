@@ -111,7 +111,8 @@ double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_
 }
 
 double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& c,
-                        const EdgeTime& edge_time, const TransferSeen& seen, std::vector<double>* clocks)
+                        const EdgeTime& edge_time, const TransferSeen& seen, std::vector<double>* clocks,
+                        const MessageCosts* message)
 {
   const std::size_t ranks = tree.order.size();
   std::vector<double> zeros;
@@ -124,6 +125,11 @@ double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_
     return ranks == 1 ? clock[0] : 0.0;
   const std::uint64_t n = pipeline_chunks(bytes, chunk_bytes);
   auto size = [&](std::uint64_t i) { return double(bytes / n + (i < bytes % n ? 1 : 0)); };
+  // The sender's time before it posts (the overhead, or the stack's costs), the receiver's after a chunk landed.
+  auto send_s = [&](int child, bool up, std::uint64_t i, double s) {
+    return message != nullptr ? message->send_s(child, up, i, s) : c.overhead_s;
+  };
+  const double recv_s = message != nullptr ? message->recv_overhead_s : 0.0;
   // clock[v]: when member v is free for its next operation. Every member does one transfer at a time, so no
   // two transfers share a link; a transfer starts when the sender (after its overhead) and the receiver
   // are both ready.
@@ -131,24 +137,25 @@ double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_
     for (auto it = tree.order.rbegin(); it != tree.order.rend(); ++it) {
       const int v = *it;
       for (int ch : tree.children[v]) {
-        const double start = std::max(clock[ch] + c.overhead_s, clock[v]);
+        const double start = std::max(clock[ch] + send_s(ch, true, i, size(i)), clock[v]);
         const double end = start + edge_time(ch, true, i, size(i));
         if (seen)
           seen(ch, true, i, size(i), start, end);
-        clock[ch] = end;                                // the child's send is done
-        clock[v] = end + c.reduce_s_per_byte * size(i); // the member adds the child's chunk
+        clock[ch] = end;                                                     // the child's send is done
+        clock[v] = recv_s > 0 ? end + recv_s + c.reduce_s_per_byte * size(i) // the member adds the child's chunk
+                              : end + c.reduce_s_per_byte * size(i);
       }
     }
   }
   for (std::uint64_t i = 0; i < n; ++i) { // broadcast: from the root down
     for (int v : tree.order) {
       for (int ch : tree.children[v]) {
-        const double start = std::max(clock[v] + c.overhead_s, clock[ch]);
+        const double start = std::max(clock[v] + send_s(ch, false, i, size(i)), clock[ch]);
         const double end = start + edge_time(ch, false, i, size(i));
         if (seen)
           seen(ch, false, i, size(i), start, end);
         clock[v] = end;
-        clock[ch] = end;
+        clock[ch] = end + recv_s;
       }
     }
   }

@@ -78,12 +78,20 @@ using EdgeTime = std::function<double(int child, bool up, std::uint64_t chunk, d
  *  `start_s` to `end_s` (seconds from the allreduce's start). */
 using TransferSeen =
     std::function<void(int child, bool up, std::uint64_t chunk, double bytes, double start_s, double end_s)>;
+/** @brief A software stack's per-message costs in the pipelined-tree recurrence (LogP's o_s and o_r): the sender's
+ *  time before it posts chunk `chunk` on an edge, in place of Costs::overhead_s (its overheads, its copy and, above an
+ *  eager limit, a rendezvous round trip), and the receiver's time after each chunk has landed. */
+struct MessageCosts {
+  EdgeTime send_s;
+  double recv_overhead_s = 0;
+};
 /** @brief The same recurrence with every transfer's time given by `edge_time` (e.g. under contention); `seen`, if
  *  given, is told of every transfer. `clocks`, if given (one per member): in, when each member starts (seconds from
- *  the origin the times count from; by default every member at 0); out, when each member is done. */
+ *  the origin the times count from; by default every member at 0); out, when each member is done. `message`, if
+ *  given, the stack's per-message costs. */
 double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& costs,
-                        const EdgeTime& edge_time, const TransferSeen& seen = {},
-                        std::vector<double>* clocks = nullptr);
+                        const EdgeTime& edge_time, const TransferSeen& seen = {}, std::vector<double>* clocks = nullptr,
+                        const MessageCosts* message = nullptr);
 
 /** @brief Parameter server, S servers on their own hosts, split sharding, every link of bandwidth B:
  *  push and pull each take alpha + o_S + M max(P, S) / (S B) (the server link carries P flows, the worker

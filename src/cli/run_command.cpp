@@ -136,6 +136,8 @@ ResolvedRun resolve_run(RunOptions& o)
   in.collective.gpu_interference_auto = r.schedule.gpu_interference_auto;
   in.collective.pcie_contention = r.schedule.pcie_contention;
   in.collective.cpu_contention = r.schedule.cpu_contention;
+  if (in.collective.pcie_contention || in.collective.cpu_contention) // no flow or step form with them (checked again)
+    collectives::check_options(in.algorithm, in.collective, {});
   if (o.analytical && (r.schedule.gpu_interference > 0 || r.schedule.gpu_interference_auto))
     throw ConfigError("--analytical has no closed form with --gpu-interference (compute slowed by communication)");
   if (o.analytical && (r.schedule.pcie_contention || r.schedule.cpu_contention))

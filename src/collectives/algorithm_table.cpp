@@ -278,7 +278,7 @@ bool flow_form_allowed(AlgorithmId id, const CollectiveOptions& o)
   if (o.pcie_contention || o.cpu_contention)
     return false;
   return id == AlgorithmId::Rd || id == AlgorithmId::Hd || id == AlgorithmId::Ring || id == AlgorithmId::Hier ||
-         id == AlgorithmId::Ps;
+         id == AlgorithmId::Ps || id == AlgorithmId::Tree || id == AlgorithmId::Dbtree || id == AlgorithmId::NcclTree;
 }
 
 std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in, const std::vector<std::string>& exact)
@@ -358,9 +358,9 @@ void check_options(const AlgorithmSpec& spec, const CollectiveOptions& o, const 
       if ((spec.uses(row.id) || leaders) && !flow_form_allowed(row.id, o))
         throw ConfigError(field("fidelity") + " flow has no form for " + row.name +
                           (leaders ? " (hier's leaders)" : "") + " with the stack '" + o.stack.name +
-                          "' (its per-message costs need every message; with a stack only ring, rd, hd, ps and hier "
-                          "over one of those have one, and none with --pcie-contention or --cpu-contention): use "
-                          "message or auto");
+                          "' (its per-message costs need every message; with a stack only ring, rd, hd, ps, the "
+                          "pipelined trees (tree, dbtree, nccl-tree) and hier over one of those have one, and none "
+                          "with --pcie-contention or --cpu-contention): use message or auto");
     }
   for (const auto& [name, knob] : kKnobFields)
     if (std::find(given.begin(), given.end(), name) != given.end() && !reads(spec, o, knob))

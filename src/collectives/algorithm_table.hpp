@@ -83,7 +83,9 @@ bool uses_steps(AlgorithmId id, Fidelity fidelity);
  *  algorithm's for the ideal stack (unless a message's overhead is CPU work, --cpu-contention); with a stack's
  *  per-message costs rd's and hd's, whose steps run one flow per message, the ring's, whose flows carry chunks of
  *  one size (Flow::message_bytes) and whose closed sum charges the costs of every step, and hier's, whose gather and
- *  scatter post each flow after its sender's costs (over one of those among the leaders); none with staging copies or
+ *  scatter post each flow after its sender's costs (over one of those among the leaders), ps's likewise, and the
+ *  pipelined trees' (tree, dbtree, nccl-tree), whose recurrence posts each chunk after its sender's costs and charges
+ *  the receiver's overhead per chunk (analytical::MessageCosts); none with staging copies or
  *  CPU work (--pcie-contention, --cpu-contention), which the flow forms' sleeps do not model. */
 bool flow_form_allowed(AlgorithmId id, const CollectiveOptions& options);
 

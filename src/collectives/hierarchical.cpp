@@ -69,7 +69,7 @@ Layout layout_of(Group& g)
  *  form is member-timed among the leaders (member_timed_tree). Sets the leaders' group member-timed accordingly. */
 bool member_timed_hier(Group& g, Layout& l)
 {
-  const bool timed = g.member_timed() && g.world().solo() && l.nodes_private && g.options().stack.ideal() &&
+  const bool timed = g.member_timed() && g.world().solo() && l.nodes_private &&
                      g.options().inter_algorithm == AlgorithmId::Tree && l.leaders->size() > 1;
   l.leaders->set_member_timed(timed);
   return timed && member_timed_tree(*l.leaders);
@@ -89,10 +89,11 @@ std::vector<Flow> node_flows(Group& g, const Layout& l, std::uint64_t bytes, boo
 }
 
 /** The member-timed plan (member_timed_hier): the message level's steps at each member's own times. A member's send
- *  to its leader starts once it is posted (its start + o) and the leader is there (it posts its receives at its
- *  start); the leader reduces (G - 1) gamma M after the last one lands; the leaders' tree runs from those times
- *  (member-timed); the leader's k-th send back is posted k overheads after its tree ends, and each member ends when
- *  its own lands, the leader when its last does. Each node's flows run in SimGrid at the node's times
+ *  to its leader starts once it is posted (its start + its costs of sending) and the leader is there (it posts its
+ *  receives at its start); the leader pays a receive overhead per message and reduces (G - 1) gamma M after the last
+ *  one lands; the leaders' tree runs from those times (member-timed); the leader's k-th send back is posted its first
+ *  k sends' costs after its tree ends, and each member ends when its own lands (and its receive overhead is paid), the
+ *  leader when its last send does. Each node's flows run in SimGrid at the node's times
  *  (CommWorld::run_timed: its links are its own). */
 void timed_plan(Group& g, Layout& layout, const Collective& inter, std::uint64_t bytes)
 {
@@ -100,11 +101,19 @@ void timed_plan(Group& g, Layout& layout, const Collective& inter, std::uint64_t
   const CollectiveOptions& o = g.options();
   Group::MemberTimes& times = *g.member_times();
   const std::size_t nodes = layout.nodes.size();
+  // As at message level (Hierarchical::allreduce, CommWorld::post_send, received): a member posts its send after its
+  // costs of sending (CommWorld::send_cost_s: o alone for the ideal stack), the leader its receives when it starts;
+  // the leader pays a receive overhead per landed message, then sums. The scatter's sends leave one after the other,
+  // each after its costs; a member pays its receive overhead when its message has landed.
+  const double recv_s = o.stack.recv_overhead_s;
   std::vector<Flow> flows = node_flows(g, layout, bytes, true);
   std::vector<double> post_at;
-  for (const auto& local : layout.nodes)
-    for (std::size_t i = 1; i < local.size(); ++i)
-      post_at.push_back(std::max(times.starts[local[i]] + o.msg_overhead_s, times.starts[local[0]]));
+  for (std::size_t n = 0, f = 0; n < nodes; ++n) {
+    const auto& local = layout.nodes[n];
+    for (std::size_t i = 1; i < local.size(); ++i, ++f)
+      post_at.push_back(std::max(times.starts[local[i]] + world.send_cost_s(flows[f].from, flows[f].to, bytes),
+                                 times.starts[local[0]]));
+  }
   std::vector<double> landed = world.run_timed(flows, post_at);
   Group::MemberTimes leaders;
   leaders.starts.resize(nodes);
@@ -113,6 +122,8 @@ void timed_plan(Group& g, Layout& layout, const Collective& inter, std::uint64_t
     double gathered = times.starts[local[0]];
     for (std::size_t i = 1; i < local.size(); ++i)
       gathered = std::max(gathered, landed[f++]);
+    if (recv_s > 0)
+      gathered += recv_s * double(local.size() - 1);
     leaders.starts[n] = gathered + o.reduce_s_per_byte * double(bytes) * double(local.size() - 1);
   }
   layout.leaders->set_member_times(&leaders);
@@ -123,9 +134,13 @@ void timed_plan(Group& g, Layout& layout, const Collective& inter, std::uint64_t
     throw Error("internal: hier's member-timed form needs its inter algorithm's member-timed form");
   flows = node_flows(g, layout, bytes, false);
   post_at.clear();
-  for (std::size_t n = 0; n < nodes; ++n)
-    for (std::size_t k = 1; k < layout.nodes[n].size(); ++k)
-      post_at.push_back(leaders.ends[n] + double(k) * o.msg_overhead_s);
+  for (std::size_t n = 0, f = 0; n < nodes; ++n) {
+    double posted = 0; // the leader's sends one after the other
+    for (std::size_t k = 1; k < layout.nodes[n].size(); ++k, ++f) {
+      posted += world.send_cost_s(flows[f].from, flows[f].to, bytes);
+      post_at.push_back(leaders.ends[n] + posted);
+    }
+  }
   landed = world.run_timed(flows, post_at);
   times.ends.assign(static_cast<std::size_t>(g.size()), 0.0);
   double last = 0;
@@ -133,7 +148,7 @@ void timed_plan(Group& g, Layout& layout, const Collective& inter, std::uint64_t
     const auto& local = layout.nodes[n];
     double leader_end = leaders.ends[n];
     for (std::size_t k = 1; k < local.size(); ++k, ++f) {
-      times.ends[local[k]] = landed[f];
+      times.ends[local[k]] = recv_s > 0 ? landed[f] + recv_s : landed[f];
       leader_end = std::max(leader_end, landed[f]);
     }
     times.ends[local[0]] = leader_end;

@@ -84,10 +84,15 @@ bool StackCall::drivable(Group& group, std::uint64_t bytes) const
 
 void StackCall::drive(Group& group, std::uint64_t bytes) const
 {
-  // Every rank sleeps the same call cost before it enters the flow form, whose plan starts when the last one does.
+  // Every rank sleeps the same call cost before it enters the flow form, whose plan starts when the last one does;
+  // member-timed, each rank enters it the call cost after its own start.
   const double s = call_s(group, bytes);
-  if (s > 0)
+  if (s > 0) {
+    if (Group::MemberTimes* times = group.member_times())
+      for (double& t : times->starts)
+        t += s;
     simgrid::s4u::this_actor::sleep_for(s);
+  }
   inner_->drive(group, bytes);
 }
 

@@ -102,6 +102,9 @@ void tree_flow_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& by
   const CollectiveOptions& o = g.options();
   CommWorld& world = g.world();
   const analytical::Costs costs{o.msg_overhead_s, o.reduce_s_per_byte};
+  // A stack's per-message costs, as the message level pays them (CommWorld::post_send, received): each chunk posted
+  // after its sender's costs (CommWorld::send_cost_s), each landed chunk's receive overhead on the receiver.
+  const bool stack = !o.stack.ideal();
   const double start = simgrid::s4u::Engine::get_clock();
   const int channel = world.driver_channel();
   double end = 0;
@@ -118,8 +121,17 @@ void tree_flow_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& by
     const TreeFlows::Rates& r = pipeline_rates(g, t, n);
     const std::size_t members = tree.children.size();
     auto time = [&](int child, bool up, std::uint64_t i, double size) {
+      if (stack) // SimGrid's factors for a message of `size` bytes (CommWorld's callbacks): latency, progress
+        return tree.up[child].alpha_s * factor_for(o.stack.latency_factor, size) +
+               size / (r.of(j, members, n, i, child, up) * factor_for(o.stack.bandwidth_factor, size));
       return tree.up[child].alpha_s + size / r.of(j, members, n, i, child, up);
     };
+    const analytical::MessageCosts message{[&](int child, bool up, std::uint64_t, double size) {
+                                             const int a = g.endpoint(child), b = g.endpoint(t.parents[j][child]);
+                                             return world.send_cost_s(up ? a : b, up ? b : a,
+                                                                      static_cast<std::uint64_t>(size));
+                                           },
+                                           o.stack.recv_overhead_s};
     auto seen = [&](int child, bool up, std::uint64_t, double size, double from_s, double to_s) {
       const int a = g.endpoint(child), b = g.endpoint(t.parents[j][child]);
       world.account({up ? a : b, up ? b : a, static_cast<std::uint64_t>(size)}, start + from_s, start + to_s,
@@ -131,7 +143,7 @@ void tree_flow_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& by
         clocks[v] = times->starts[v] - start;
     }
     end = std::max(end, analytical::tree_allreduce_s(tree, bytes[j], chunk, costs, time, seen,
-                                                     times != nullptr ? &clocks : nullptr));
+                                                     times != nullptr ? &clocks : nullptr, stack ? &message : nullptr));
     for (std::size_t v = 0; v < done.size(); ++v)
       done[v] = std::max(done[v], clocks[v]);
   }

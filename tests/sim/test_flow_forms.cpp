@@ -649,6 +649,26 @@ TEST_CASE("flow-level double binary tree on a uniform star equals the message le
   check_uniform("dbtree", {2, 5}, nullptr);
 }
 
+// With a stack's per-message costs the pipelined trees' recurrence posts each chunk after its sender's costs (the
+// overheads, the copy, above the eager limit the round trip: CommWorld::send_cost_s), runs it for its route's latency
+// times the latency factor and its bytes over the rate times the bandwidth factor (of the chunk's size), and charges
+// the receiver's overhead when it lands (analytical::MessageCosts). kSizes: one chunk below the eager limit, one above
+// it, 15 chunks of 1 MiB, in three bands of the factors.
+TEST_CASE("flow-level pipelined tree with a stack's size factors and rendezvous equals the message level, P = 2, 5, 16")
+{
+  check_uniform("tree", {2, 5, 16}, nullptr, sized_stack());
+}
+
+TEST_CASE("flow-level double binary tree with a stack's size factors and rendezvous equals the message level, P = 2, 5")
+{
+  check_uniform("dbtree", {2, 5}, nullptr, sized_stack());
+}
+
+TEST_CASE("flow-level NCCL trees inside one node with a stack's size factors and rendezvous equal the message level")
+{
+  check_uniform("nccl-tree", {2, 5, 8}, nullptr, sized_stack());
+}
+
 TEST_CASE("flow-level double binary tree on a uniform star, P = 6, 16: one chunk exact, many within a measured band")
 {
   // With many chunks the two trees' transfers share a member's links in the message level as in the flow form's
@@ -921,9 +941,11 @@ struct Timed {
   std::uint64_t reported = 0;
 };
 Timed hier_tree_from(const std::vector<sg4::Host*>& hosts, const std::vector<int>& nodes,
-                     const std::vector<double>& starts, std::uint64_t bytes, bool timed, const std::string& tag)
+                     const std::vector<double>& starts, std::uint64_t bytes, bool timed, const std::string& tag,
+                     const collectives::StackProfile& stack = {})
 {
   collectives::CollectiveOptions o = costly();
+  o.stack = stack;
   o.msg_overhead_s = std::ldexp(1.0, -18); // 3.8 us, a binary fraction: the start offsets below stay exact
   o.fidelity = timed ? Fidelity::Flow : Fidelity::Message;
   o.inter_algorithm = collectives::AlgorithmId::Tree;
@@ -998,6 +1020,47 @@ TEST_CASE("member-timed hier over tree from staggered starts equals the message 
     CHECK(*first < *last * 0.999); // the ranks do end apart
     CHECK(timed[k].reported == message[k].reported);
   }
+}
+
+TEST_CASE("member-timed hier over tree with a stack's costs, from staggered starts, equals the message level")
+{
+  // The first starts of the test above under a stack with every mechanism (send and receive overheads, a copy, a
+  // call cost per allreduce, a rendezvous for the 64 KiB chunks and the 240 KiB gather and scatter, mpi-verbs' size
+  // factors); the fixed costs binary fractions, as the starts, so that the message level's sleeps end exactly where
+  // the recurrence puts them. Each member's send to its leader after its costs, the leader's receive overheads before
+  // it sums, the tree's chunks after their senders' costs (analytical::MessageCosts), the scatter's sends one after
+  // the other after theirs, each member's receive overhead at its end, and every rank's call cost from its own start
+  // (StackCall::drive shifts the member starts).
+  collectives::StackProfile stack = sized_stack().stack;
+  stack.send_overhead_s = std::ldexp(1.0, -17);
+  stack.recv_overhead_s = std::ldexp(1.0, -18);
+  stack.copy_s_per_byte = std::ldexp(1.0, -31);
+  stack.call_overhead_s = std::ldexp(1.0, -16);
+  stack.call_copy_s_per_byte = std::ldexp(1.0, -34);
+  test::ProbeEngine engine(test::write_star_platform(star(12)));
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  const std::vector<int> nodes{0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3};
+  const std::vector<int> units{0, 3, 1, 30, 33, 31, 4, 0, 7, 12, 2, 5};
+  std::vector<double> starts;
+  for (int u : units)
+    starts.push_back(std::ldexp(u, -20));
+  Timed message, timed, ideal;
+  sg4::Actor::create("controller", hosts[0], [&] {
+    message = hier_tree_from(hosts, nodes, starts, 245760, false, "m", stack);
+    timed = hier_tree_from(hosts, nodes, starts, 245760, true, "t", stack);
+    ideal = hier_tree_from(hosts, nodes, starts, 245760, true, "i");
+  });
+  engine.engine().run();
+  REQUIRE(timed.ends.size() == message.ends.size());
+  for (std::size_t r = 0; r < message.ends.size(); ++r) {
+    INFO("rank " << r << ": message " << message.ends[r] << " s, member-timed " << timed.ends[r] << " s, ideal stack "
+                 << ideal.ends[r] << " s");
+    CHECK(std::fabs(timed.ends[r] - message.ends[r]) <= 1e-9 * message.ends[r]);
+    CHECK(timed.ends[r] > ideal.ends[r] * 1.1); // the stack's costs count
+  }
+  CHECK(timed.reported == message.reported);
 }
 
 TEST_CASE("hier runs member-timed only where each node's gather and scatter keep to links of their own")
