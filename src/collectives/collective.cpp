@@ -1,6 +1,8 @@
 // The endpoints of a phase, their point-to-point transfers, and the algorithm factory.
 #include "collectives/collective.hpp"
 
+#include "analytical/processor_sharing.hpp"
+
 #include "collectives/algorithm_table.hpp"
 #include "common/error.hpp"
 
@@ -480,6 +482,80 @@ bool CommWorld::run_alike(const std::vector<Flow>& flows)
     transferred(posted[k].from, posted[k].to, posted[k].bytes, channel, comms[k], shape.routes[posted_index[k]]);
   delay(last - sg4::Engine::get_clock());
   return true;
+}
+
+bool CommWorld::run_incast(const std::vector<Flow>& flows, const std::vector<double>& after)
+{
+  if (!solo_ || contended_ || after.size() != flows.size())
+    return false;
+  if (flows.empty())
+    return true;
+  const PlanShape& shape = plan_shape(flows);
+  const auto& components = shape.components;
+  if (shape.incast.empty()) { // per component, once per plan (the endpoints decide)
+    shape.incast.assign(components.size(), 0.0);
+    for (std::size_t c = 0; c < components.size(); ++c)
+      shape.incast[c] = shared_narrowest(shape, components[c]);
+  }
+  const double now = sg4::Engine::get_clock();
+  const StackProfile& stack = options_.stack;
+  const int channel = driver_channel();
+  std::vector<Flow> posted; // the components not computed: SimGrid runs them
+  std::vector<double> posted_after;
+  double last = now;
+  std::vector<std::size_t> order;
+  std::vector<double> active_at;
+  for (std::size_t c = 0; c < components.size(); ++c) {
+    const auto& component = components[c];
+    const Flow& first = flows[component.front()];
+    bool computed = shape.incast[c] > 0;
+    for (std::size_t i : component)
+      computed = computed && flows[i].bytes == first.bytes && flows[i].message_bytes == first.message_bytes;
+    if (!computed) {
+      for (std::size_t i : component) {
+        posted.push_back(flows[i]);
+        posted_after.push_back(after[i]);
+      }
+      continue;
+    }
+    // SimGrid's model (src/surf/network_cm02.cpp): the latency times the latency factor first, sharing nothing; then a
+    // share of the link whose progress is times the bandwidth factor (of the message size, as install_factors).
+    const double message = first.message_bytes > 0 ? double(first.message_bytes) : double(first.bytes);
+    const double latency = shape.routes[component.front()]->latency_s * factor_for(stack.latency_factor, message);
+    const double work = double(first.bytes) / factor_for(stack.bandwidth_factor, message);
+    order.assign(component.begin(), component.end());
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return after[a] < after[b]; });
+    active_at.clear();
+    for (std::size_t i : order)
+      active_at.push_back(now + after[i] + latency);
+    const std::vector<double> ends = analytical::processor_sharing_ends(active_at, work, shape.incast[c]);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const std::size_t i = order[k];
+      account(flows[i], now + after[i], ends[k], *shape.routes[i], channel);
+      last = std::max(last, ends[k]);
+    }
+  }
+  if (!posted.empty())
+    run_staggered(posted, posted_after);
+  delay(last - sg4::Engine::get_clock());
+  return true;
+}
+
+double CommWorld::shared_narrowest(const PlanShape& shape, const std::vector<std::size_t>& component) const
+{
+  const Route& first = *shape.routes[component.front()];
+  for (std::size_t k = 0; k < first.shared_ids.size(); ++k) {
+    const std::uint32_t link = first.shared_ids[k];
+    const double bandwidth = first.shared_bandwidth[k];
+    const bool common = std::all_of(component.begin(), component.end(), [&](std::size_t i) {
+      const Route& r = *shape.routes[i];
+      return r.bandwidth == bandwidth && r.latency_s == first.latency_s &&
+             std::find(r.shared_ids.begin(), r.shared_ids.end(), link) != r.shared_ids.end();
+    });
+    if (common)
+      return bandwidth;
+  }
+  return 0;
 }
 
 std::vector<double> CommWorld::run_timed(const std::vector<Flow>& flows, const std::vector<double>& post_at)

@@ -100,6 +100,16 @@ public:
    *  collapses (a parameter server's incast of P flows, whose completions SimGrid 3.32 pays O(P) each:
    *  docs/performance.md). */
   bool run_alike(const std::vector<Flow>& flows);
+  /** Solo world only (false and nothing done otherwise): runs `flows`, flow i posted `after[i]` seconds from now, as
+   *  run_staggered would, but a component whose flows carry one size (and message size) over routes of one latency
+   *  that all cross one link, the narrowest of each route, is computed, not run: in SimGrid's model each flow waits its
+   *  latency (times the stack's latency factor), then the flows past their latency share that link equally (max-min
+   *  with equal weights: no other link of theirs is narrower, so none binds), each progressing at its share times the
+   *  bandwidth factor (analytical::processor_sharing_ends). SimGrid runs the other components, posted at their
+   *  times; every flow is counted and reported; returns when all have landed. For a parameter server's incast posted
+   *  one message after the other, whose every post and completion SimGrid 3.32 re-solves over all the flows in flight
+   *  (docs/performance.md). The caller guarantees that nothing else uses these links meanwhile. */
+  bool run_incast(const std::vector<Flow>& flows, const std::vector<double>& after);
   /** Runs `flows` in SimGrid, all at once, and waits for them, neither counting nor reporting them: the load of a flow
    *  form whose transfers are accounted by its model (account), for the other traffic that shares their links. */
   void load(const std::vector<Flow>& flows);
@@ -263,7 +273,10 @@ private:
      *  endpoints decide both. */
     mutable std::vector<double> rates;
     mutable std::vector<char> alike; ///< per component (empty: not computed yet)
-    mutable LinkFlows links;         ///< for TransferBatch (empty ids and offsets: not computed yet)
+    /** run_incast: per component the bandwidth of a link all its flows cross that is the narrowest of each of their
+     *  routes, where their routes have one latency (CommWorld::shared_narrowest); 0 where not (empty: not computed). */
+    mutable std::vector<double> incast;
+    mutable LinkFlows links; ///< for TransferBatch (empty ids and offsets: not computed yet)
     /** True when `flows` are between `ends`, in order. */
     bool has_ends(const std::vector<Flow>& flows) const;
   };
@@ -274,6 +287,9 @@ private:
   /** The shape of the plan of `flows`, computed the first time its endpoints are seen (a collective runs the same
    *  plans for every tensor). */
   const PlanShape& plan_shape(const std::vector<Flow>& flows);
+  /** The bandwidth of a link every flow of `component` crosses that is the narrowest of each of their routes, where
+   *  those routes have one latency (run_incast); 0 where there is none. */
+  double shared_narrowest(const PlanShape& shape, const std::vector<std::size_t>& component) const;
   /** What SimGrid's model sees of a component but its flows' sizes, into signature_ (with equal sizes, equal shapes
    *  are identical subsystems). */
   void component_shape(const std::vector<const Route*>& routes, const std::vector<std::size_t>& component);

@@ -71,15 +71,26 @@ void serve(CommWorld& world, const std::vector<std::uint64_t>& sequence, int s, 
   }
 }
 
-/** From a helper actor: runs `flows`, flow i posted `at[i]` seconds from now, and returns when all have landed. All
- *  posted at once and `alike_ok`: CommWorld::run_alike first (computed where alike); otherwise in order of time (the
- *  helper's own flows: other servers' helpers post theirs meanwhile). */
-void posted_in_order(CommWorld& world, const std::vector<Flow>& flows, const std::vector<double>& at, bool alike_ok)
+/** From a helper actor: runs `flows`, flow i posted `at[i]` seconds from now, and returns when all have landed. `alone`
+ *  (its flows are all the network carries: one server's, in a solo world): all posted at once without size factors,
+ *  CommWorld::run_alike (computed where alike); otherwise CommWorld::run_incast (computed where the flows share one
+ *  narrowest link). Otherwise in order of time (the helper's own flows: other servers' helpers post theirs
+ *  meanwhile). */
+void posted_in_order(CommWorld& world, const std::vector<Flow>& flows, const std::vector<double>& at, bool alone)
 {
-  if (std::all_of(at.begin(), at.end(), [&](double a) { return a == at.front(); })) {
+  const auto& stack = world.options().stack;
+  const bool together = std::all_of(at.begin(), at.end(), [&](double a) { return a == at.front(); });
+  if (alone && together && stack.latency_factor.empty() && stack.bandwidth_factor.empty()) {
     CommWorld::delay(at.front());
-    if (!(alike_ok && world.run_alike(flows)))
+    if (!world.run_alike(flows))
       world.finish_own(flows, world.start_own(flows));
+    return;
+  }
+  if (alone && world.run_incast(flows, at))
+    return;
+  if (together) {
+    CommWorld::delay(at.front());
+    world.finish_own(flows, world.start_own(flows));
     return;
   }
   world.run_staggered(flows, at);
@@ -178,10 +189,10 @@ bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const
   int servers = 0; // involved in this tensor
   for (int s = 0; s < o.ps_servers; ++s)
     servers += involved(o, k, s) ? 1 : 0;
-  // One server: its pushes (and, posted at once, its pulls) are all the network carries while they run (in a solo
-  // world), started together: where alike (CommWorld::run_alike) they are computed, not run; not under a stack's size
-  // factors, which run_alike's rates leave out.
-  const bool alone = servers == 1 && world.solo() && o.stack.latency_factor.empty() && o.stack.bandwidth_factor.empty();
+  // One server: its pushes and its pulls are all the network carries while they run (in a solo world): where they
+  // are alike (CommWorld::run_alike, started together, no size factors) or share one narrowest link
+  // (CommWorld::run_incast) they are computed, not run.
+  const bool alone = servers == 1 && world.solo();
   // Each worker's pushes before the one to the j-th involved server: their costs, summed (per worker).
   std::vector<double> pushed(static_cast<std::size_t>(n), 0.0);
   std::vector<sg4::ActorPtr> helpers;

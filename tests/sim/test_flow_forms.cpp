@@ -493,7 +493,8 @@ TEST_CASE("flow-level parameter server (one dedicated server) equals the message
 /** ps with `servers` dedicated servers (split shards) on the star `spec` (its GPU hosts the workers), at message level
  *  and in a solo world at flow level: equal to 1e-9 with the same bytes, and SimGrid ran `flows` flows per allreduce
  *  of the flow level; `closed`: both equal the closed form too. */
-void check_ps_solo(const test::StarSpec& spec, int servers, std::uint64_t flows, bool closed)
+void check_ps_solo(const test::StarSpec& spec, int servers, std::uint64_t flows, bool closed,
+                   const collectives::StackProfile& stack = {})
 {
   test::ProbeEngine engine(test::write_star_platform(spec));
   std::vector<sg4::Host*> hosts;
@@ -502,6 +503,7 @@ void check_ps_solo(const test::StarSpec& spec, int servers, std::uint64_t flows,
   collectives::CollectiveOptions o;
   o.reduce_s_per_byte = costly().reduce_s_per_byte;
   o.ps_servers = servers;
+  o.stack = stack;
   for (int s = 0; s < servers; ++s)
     o.ps_hosts.push_back("srv" + std::to_string(s));
   const std::vector<int> nodes(static_cast<std::size_t>(spec.hosts), 0);
@@ -548,6 +550,35 @@ TEST_CASE("flow-level parameter server in a solo world: an incast of flows of tw
   test::StarSpec spec = star(5, 1);
   spec.host_bytes_per_s[0] = spec.link_bytes_per_s / 10;
   check_ps_solo(spec, 1, 10, false);
+}
+
+TEST_CASE("flow-level parameter server in a solo world: a staggered incast over one narrowest link is computed, P = 5")
+{
+  // Under a stack (size factors, a rendezvous, overheads, a copy) the server posts its pulls one after the other, each
+  // after its costs: the 5 pulls share the server's up link, the narrowest of each route, and run from their own
+  // times (processor sharing after each one's latency times the latency factor, progress times the bandwidth
+  // factor: CommWorld::run_incast); the pushes, posted together, alike. SimGrid runs no flow; equal to the message
+  // level (kSizes: below and above the eager limit, three bands of the factors).
+  check_ps_solo(star(5, 1), 1, 0, false, sized_stack().stack);
+}
+
+TEST_CASE("flow-level parameter server in a solo world: a staggered incast of two latencies is run by SimGrid, P = 5")
+{
+  // The same with worker 0's link 3 x slower to cross: not one latency, so SimGrid runs every flow (10 per
+  // allreduce), equal to the message level.
+  test::StarSpec spec = star(5, 1);
+  spec.host_latency_s[0] = 3 * spec.link_latency_s;
+  check_ps_solo(spec, 1, 10, false, sized_stack().stack);
+}
+
+TEST_CASE("flow-level parameter server in a solo world: a staggered incast with a narrower link elsewhere is run by "
+          "SimGrid, P = 5")
+{
+  // Worker 0's link half as wide as the server's: the server's link is not the narrowest of its route (that flow is
+  // bound by its own link when few share the server's), so SimGrid runs every flow, equal to the message level.
+  test::StarSpec spec = star(5, 1);
+  spec.host_bytes_per_s[0] = spec.link_bytes_per_s / 2;
+  check_ps_solo(spec, 1, 10, false, sized_stack().stack);
 }
 
 TEST_CASE("flow-level parameter servers in a solo world: two servers' flows meet on the workers' links, P = 2")

@@ -1,6 +1,7 @@
 // Unit tests: closed forms (ring allreduce, DAG longest path) on hand-checked numbers.
 #include "analytical/alpha_beta.hpp"
 #include "analytical/critical_path.hpp"
+#include "analytical/processor_sharing.hpp"
 #include "collectives/collective.hpp"
 
 #include <catch2/catch.hpp>
@@ -70,4 +71,25 @@ TEST_CASE("longest path of a diamond")
   CHECK(analytical::critical_path_s(d, duration) == 1 + 7 + 2);
   const auto finish = analytical::finish_times(d, duration);
   CHECK(finish[1] == 6);
+}
+
+TEST_CASE("processor sharing: transfers on one link share it equally from their arrivals")
+{
+  // Link of 10 B/s, 10 B each. Arrivals 0, 0.5, 3: alone until 0.5 (5 B given), then 5 B/s each: the first ends at
+  // 1.5, the second has 5 B left and ends alone at 2.0; the third runs alone from 3 to 4.
+  const auto ends = analytical::processor_sharing_ends({0, 0.5, 3}, 10, 10);
+  REQUIRE(ends.size() == 3);
+  CHECK(ends[0] == Approx(1.5).epsilon(1e-15));
+  CHECK(ends[1] == Approx(2.0).epsilon(1e-15));
+  CHECK(ends[2] == Approx(4.0).epsilon(1e-15));
+  // Three together at 10/3 B/s each until a fourth arrives at 1 (20/3 B left each); then 2.5 B/s each: the three end
+  // together at 1 + (20/3) / 2.5 = 11/3, when the fourth has been given 20/3 B; its last 10/3 B alone take 1/3 s.
+  const auto four = analytical::processor_sharing_ends({0, 0, 0, 1}, 10, 10);
+  CHECK(four[0] == Approx(11.0 / 3).epsilon(1e-14));
+  CHECK(four[1] == Approx(11.0 / 3).epsilon(1e-14));
+  CHECK(four[2] == Approx(11.0 / 3).epsilon(1e-14));
+  CHECK(four[3] == Approx(11.0 / 3 + 1.0 / 3).epsilon(1e-14));
+  CHECK(analytical::processor_sharing_ends({}, 10, 10).empty());
+  CHECK_THROWS_WITH(analytical::processor_sharing_ends({1, 0}, 10, 10), Catch::Contains("in order of time"));
+  CHECK_THROWS_WITH(analytical::processor_sharing_ends({0}, 10, 0), Catch::Contains("capacity > 0"));
 }
