@@ -56,6 +56,8 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
+  /** The flow plan's run_step calls: the fold's pushes, every step, the results back (mirrored lanes). */
+  std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
   /** Under Fidelity::Auto, in a solo world, above kFlowAboveRanks members: true when P is a power of two (no fold)
    *  and in every step all transfers have routes of one latency and get one max-min rate (CommWorld::max_min_rates).
    *  Every pair's exchange then costs the same, so every member starts each step when the last one does, at message
@@ -71,6 +73,9 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
+  /** The flow plan's run_step calls: the fold's pushes, the reduce-scatter's steps, the allgather's, the results
+   *  back (mirrored lanes). */
+  std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
 };
 
 /** @brief The pipelined trees a flow plan runs at once (tree: one; dbtree, nccl-tree: two, each with half of the

@@ -44,6 +44,48 @@ bool HalvingDoubling::drivable(Group& g, std::uint64_t /*bytes*/) const
   return g.size() > 1 && g.use_flow(AlgorithmId::Hd);
 }
 
+namespace {
+/** The main algorithm's steps over `fold`: per reduce-scatter step k each member's flow to its partner with the half it
+ *  gives (give[k]) and, for the allgather, with the half it kept (keep[k], run in reverse order); most_kept[k], the
+ *  largest kept half (its reduction). */
+struct HdSteps {
+  std::vector<std::vector<Flow>> give, keep;
+  std::vector<std::uint64_t> most_kept;
+};
+HdSteps hd_steps(Group& g, const PowerOfTwoFold& fold, std::uint64_t bytes)
+{
+  const auto steps = static_cast<std::size_t>(log2_of(fold.p2));
+  HdSteps s{std::vector<std::vector<Flow>>(steps), std::vector<std::vector<Flow>>(steps),
+            std::vector<std::uint64_t>(steps, 0)};
+  for (int v = 0; v < fold.p2; ++v) {
+    const int self = g.endpoint(fold.member(v));
+    std::uint64_t lo = 0, hi = bytes;
+    std::size_t k = 0;
+    for (int mask = fold.p2 / 2; mask >= 1; mask >>= 1, ++k) {
+      const int partner = g.endpoint(fold.member(v ^ mask));
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      const bool keep_low = (v & mask) == 0;
+      s.give[k].push_back({self, partner, keep_low ? hi - mid : mid - lo});
+      s.keep[k].push_back({self, partner, keep_low ? mid - lo : hi - mid});
+      s.most_kept[k] = std::max(s.most_kept[k], s.keep[k].back().bytes);
+      (keep_low ? hi : lo) = mid;
+    }
+  }
+  return s;
+}
+} // namespace
+
+std::vector<std::vector<Flow>> HalvingDoubling::flow_calls(Group& g, std::uint64_t bytes) const
+{
+  if (!drivable(g, bytes))
+    return {};
+  HdSteps s = hd_steps(g, PowerOfTwoFold(g.size()), bytes);
+  std::vector<std::vector<Flow>> calls = std::move(s.give);
+  for (auto it = s.keep.rbegin(); it != s.keep.rend(); ++it)
+    calls.push_back(std::move(*it));
+  return folded_calls(g, bytes, std::move(calls));
+}
+
 bool HalvingDoubling::flow_plan(Group& g, std::uint64_t bytes) const
 {
   // The message level's steps for every member at once: each reduce-scatter step is one flow per member to its
@@ -55,30 +97,13 @@ bool HalvingDoubling::flow_plan(Group& g, std::uint64_t bytes) const
   // class (CommWorld::run_flows).
   run_folded_flows(g, bytes, [&](const PowerOfTwoFold& fold) {
     const CollectiveOptions& o = g.options();
-    const int steps = log2_of(fold.p2);
-    std::vector<std::vector<Flow>> give(static_cast<std::size_t>(steps)), keep(give.size());
-    std::vector<std::uint64_t> most_kept(give.size(), 0);
-    for (int v = 0; v < fold.p2; ++v) {
-      const int self = g.endpoint(fold.member(v));
-      std::uint64_t lo = 0, hi = bytes;
-      int k = 0;
-      for (int mask = fold.p2 / 2; mask >= 1; mask >>= 1, ++k) {
-        const int partner = g.endpoint(fold.member(v ^ mask));
-        const std::uint64_t mid = lo + (hi - lo) / 2;
-        const bool keep_low = (v & mask) == 0;
-        give[k].push_back({self, partner, keep_low ? hi - mid : mid - lo});
-        keep[k].push_back({self, partner, keep_low ? mid - lo : hi - mid});
-        most_kept[k] = std::max(most_kept[k], keep[k].back().bytes);
-        (keep_low ? hi : lo) = mid;
-      }
+    const HdSteps s = hd_steps(g, fold, bytes);
+    for (std::size_t k = 0; k < s.give.size(); ++k) { // reduce-scatter
+      g.world().run_step(s.give[k]);
+      CommWorld::delay(o.reduce_s_per_byte * double(s.most_kept[k]));
     }
-    for (int k = 0; k < steps; ++k) { // reduce-scatter
-      g.world().run_step(give[k]);
-      CommWorld::delay(o.reduce_s_per_byte * double(most_kept[k]));
-    }
-    for (int k = steps - 1; k >= 0; --k) { // allgather
-      g.world().run_step(keep[k]);
-    }
+    for (auto k = s.keep.size(); k-- > 0;) // allgather
+      g.world().run_step(s.keep[k]);
   });
   return true;
 }

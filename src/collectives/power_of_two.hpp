@@ -92,6 +92,29 @@ void run_folded_flows(Group& g, std::uint64_t bytes, Main main)
   }
 }
 
+/** @brief The run_step calls of run_folded_flows around `main_calls` (the main algorithm's, in order): the fold's
+ *  pushes first and the results back last, where the group's size is not a power of two (Collective::flow_calls). */
+inline std::vector<std::vector<Flow>> folded_calls(Group& g, std::uint64_t bytes,
+                                                   std::vector<std::vector<Flow>> main_calls)
+{
+  const PowerOfTwoFold fold(g.size());
+  if (g.size() <= 1)
+    return {};
+  std::vector<Flow> in, out;
+  for (int i = 0; i < fold.extra; ++i) {
+    in.push_back({g.endpoint(2 * i), g.endpoint(2 * i + 1), bytes});
+    out.push_back({g.endpoint(2 * i + 1), g.endpoint(2 * i), bytes});
+  }
+  std::vector<std::vector<Flow>> calls;
+  if (!in.empty())
+    calls.push_back(std::move(in));
+  for (auto& c : main_calls)
+    calls.push_back(std::move(c));
+  if (!out.empty())
+    calls.push_back(std::move(out));
+  return calls;
+}
+
 /** @brief log2 of a power of two. */
 inline int log2_of(int p2)
 {

@@ -50,6 +50,28 @@ bool RecursiveDoubling::exact_flow_form(Group& g) const
   }) > 0;
 }
 
+namespace {
+/** The main algorithm's steps over `fold`: in step k every member's M to member XOR 2^k. */
+std::vector<std::vector<Flow>> rd_steps(Group& g, const PowerOfTwoFold& fold, std::uint64_t bytes)
+{
+  std::vector<std::vector<Flow>> steps;
+  for (int mask = 1; mask < fold.p2; mask <<= 1) {
+    steps.emplace_back();
+    steps.back().reserve(static_cast<std::size_t>(fold.p2));
+    for (int v = 0; v < fold.p2; ++v)
+      steps.back().push_back({g.endpoint(fold.member(v)), g.endpoint(fold.member(v ^ mask)), bytes});
+  }
+  return steps;
+}
+} // namespace
+
+std::vector<std::vector<Flow>> RecursiveDoubling::flow_calls(Group& g, std::uint64_t bytes) const
+{
+  if (!drivable(g, bytes))
+    return {};
+  return folded_calls(g, bytes, rd_steps(g, PowerOfTwoFold(g.size()), bytes));
+}
+
 bool RecursiveDoubling::flow_plan(Group& g, std::uint64_t bytes) const
 {
   // The message level's steps for every member at once: in step k every member sends M to member XOR 2^k, after the
@@ -60,12 +82,7 @@ bool RecursiveDoubling::flow_plan(Group& g, std::uint64_t bytes) const
     g.world().note_exact_form(AlgorithmId::Rd); // exact_flow_form said so (drivable)
   run_folded_flows(g, bytes, [&](const PowerOfTwoFold& fold) {
     const CollectiveOptions& o = g.options();
-    std::vector<Flow> flows;
-    flows.reserve(static_cast<std::size_t>(fold.p2));
-    for (int mask = 1; mask < fold.p2; mask <<= 1) {
-      flows.clear();
-      for (int v = 0; v < fold.p2; ++v)
-        flows.push_back({g.endpoint(fold.member(v)), g.endpoint(fold.member(v ^ mask)), bytes});
+    for (const auto& flows : rd_steps(g, fold, bytes)) {
       g.world().run_step(flows);
       CommWorld::delay(o.reduce_s_per_byte * double(bytes));
     }
