@@ -117,6 +117,10 @@ TreeFlows::Rates schedule_rates(Group& group, const TreeFlows& trees, std::uint6
  *  the traffic that shares their links, and lasts at least as long as they take. `member_timed`, in a solo world
  *  with the group's MemberTimes given (Group::set_member_times): every member starts at its own time and ends when it
  *  is done in every tree (the times set there); otherwise every member starts now and ends with the plan. */
+/** @brief The loads tree_flow_plan puts on the links outside a solo world (CommWorld::load): every edge's bytes at once
+ *  (tree j's `bytes[j]`), the reduce's (child to parent), then the broadcast's (Collective::flow_calls). */
+std::vector<std::vector<Flow>> tree_load_calls(Group& group, const TreeFlows& trees,
+                                               const std::vector<std::uint64_t>& bytes);
 void tree_flow_plan(Group& group, TreeFlows& trees, const std::vector<std::uint64_t>& bytes, AlgorithmId id,
                     bool member_timed = false);
 
@@ -127,6 +131,8 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
+  /** Outside a solo world, the flow plan's loads (tree_load_calls; mirrored lanes). */
+  std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
   /** Under Fidelity::Auto, above kFlowAboveRanks members of a member-timed group (Group::member_timed: each member
    *  starts and ends at its own time) in a solo world: true when every link that tree edges share is crossed only by
    *  edges with a member in common (tree_links_private). A member does one transfer at a time, so no two transfers
@@ -153,6 +159,8 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
+  /** Outside a solo world, the flow plan's loads (tree_load_calls; mirrored lanes). */
+  std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
 };
 
 /** @brief Two levels: every rank of a node sends its vector to the node's leader (its lowest rank),

@@ -911,6 +911,14 @@ void CommWorld::account(const Flow& f, double start_s, double end_s, const Route
 
 void CommWorld::load(const std::vector<Flow>& flows)
 {
+  if (mirror_ && !flows.empty()) { // one component per class, as run_flows (set_mirror was told of these flows)
+    std::vector<std::size_t> first;
+    std::vector<Flow> posted;
+    choose_representatives(flows, mirror_layout(flows), posted, first);
+    for (const auto& c : post(posted))
+      c->wait();
+    return;
+  }
   for (const auto& c : post(flows))
     c->wait();
 }

@@ -111,7 +111,8 @@ public:
    *  (docs/performance.md). The caller guarantees that nothing else uses these links meanwhile. */
   bool run_incast(const std::vector<Flow>& flows, const std::vector<double>& after);
   /** Runs `flows` in SimGrid, all at once, and waits for them, neither counting nor reporting them: the load of a flow
-   *  form whose transfers are accounted by its model (account), for the other traffic that shares their links. */
+   *  form whose transfers are accounted by its model (account), for the other traffic that shares their links.
+   *  Mirrored (set_mirror, which must have been told of these flows): one component per class, as run_flows. */
   void load(const std::vector<Flow>& flows);
   /** Solo: nothing but the flows of the run_flows call running uses the network while it runs (one communication
    *  stream, its plans run one at a time by one actor or Group::flow_call's driver, no other traffic:
@@ -522,9 +523,9 @@ public:
    *  of them wait for the last one, which runs the plan for every member): one actor may then run that plan for the
    *  group with drive(), and the engine gives each communication stream one such actor instead of one per rank. */
   virtual bool drivable(Group& /*group*/, std::uint64_t /*bytes*/) const { return false; }
-  /** The flows of every CommWorld::run_flows call the flow plan of an allreduce of `bytes` over `group` makes (where
-   *  drivable() says so; calls alike listed once), when that plan is nothing but sleeps and run_flows calls
-   *  (CommWorld::set_mirror); empty where the algorithm does not say (the default). */
+  /** The flows of every CommWorld::run_flows (or CommWorld::load) call the flow plan of an allreduce of `bytes` over
+   *  `group` makes (where drivable() says so; calls alike listed once), when that plan is nothing but sleeps and such
+   *  calls (CommWorld::set_mirror); empty where the algorithm does not say (the default). */
   virtual std::vector<std::vector<Flow>> flow_calls(Group& /*group*/, std::uint64_t /*bytes*/) const { return {}; }
   /** True when Fidelity::Auto runs this algorithm's flow form on `group` because it equals the message level there
    *  (FlowForm::WhenExact; the check is the algorithm's own, on the group's routes). False by default. */

@@ -35,9 +35,11 @@ bool DoubleBinaryTree::drivable(Group& g, std::uint64_t /*bytes*/) const
   return g.size() > 1 && g.use_flow(AlgorithmId::Dbtree);
 }
 
-bool DoubleBinaryTree::flow_plan(Group& g, std::uint64_t bytes) const
+namespace {
+/** The two trees of the flow form: the binary heap, and the heap over the mirrored members. */
+TreeFlows& double_tree_flows(Group& g)
 {
-  TreeFlows& t = g.cached_object<TreeFlows>(kDbtreeFlowsKey, [&] {
+  return g.cached_object<TreeFlows>(kDbtreeFlowsKey, [&] {
     const int p = g.size();
     analytical::TreeShape first = analytical::binary_heap(p);
     analytical::TreeShape second; // the heap over the mirrored members: position i is member P-1-i
@@ -49,8 +51,20 @@ bool DoubleBinaryTree::flow_plan(Group& g, std::uint64_t bytes) const
     }
     return tree_flows_of(g, {std::move(first), std::move(second)});
   });
-  tree_flow_plan(g, t, {chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)}, AlgorithmId::Dbtree);
+}
+} // namespace
+
+bool DoubleBinaryTree::flow_plan(Group& g, std::uint64_t bytes) const
+{
+  tree_flow_plan(g, double_tree_flows(g), {chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)}, AlgorithmId::Dbtree);
   return true;
+}
+
+std::vector<std::vector<Flow>> DoubleBinaryTree::flow_calls(Group& g, std::uint64_t bytes) const
+{
+  if (!drivable(g, bytes) || g.world().solo())
+    return {};
+  return tree_load_calls(g, double_tree_flows(g), {chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)});
 }
 
 } // namespace ddlsim::collectives

@@ -152,22 +152,26 @@ void tree_flow_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& by
     for (std::size_t v = 0; v < done.size(); ++v)
       times->ends[v] = start + done[v];
   }
-  if (!world.solo()) { // the load on the links, for the traffic that shares them: every edge's bytes at once, the
-                       // reduce's then the broadcast's; the plan lasts at least as long
-    std::vector<Flow> flows;
-    for (bool up : {true, false}) {
-      flows.clear();
-      for (std::size_t j = 0; j < t.trees.size(); ++j)
-        for (std::size_t c = 0; c < t.parents[j].size(); ++c) {
-          if (t.parents[j][c] < 0)
-            continue; // the root
-          const int child = g.endpoint(static_cast<int>(c)), parent = g.endpoint(t.parents[j][c]);
-          flows.push_back(up ? Flow{child, parent, bytes[j]} : Flow{parent, child, bytes[j]});
-        }
+  if (!world.solo()) // the load on the links, for the traffic that shares them; the plan lasts at least as long
+    for (const auto& flows : tree_load_calls(g, t, bytes))
       world.load(flows);
-    }
-  }
   CommWorld::delay(start + end - simgrid::s4u::Engine::get_clock());
+}
+
+std::vector<std::vector<Flow>> tree_load_calls(Group& g, const TreeFlows& t, const std::vector<std::uint64_t>& bytes)
+{
+  std::vector<std::vector<Flow>> calls;
+  for (bool up : {true, false}) {
+    calls.emplace_back();
+    for (std::size_t j = 0; j < t.trees.size(); ++j)
+      for (std::size_t c = 0; c < t.parents[j].size(); ++c) {
+        if (t.parents[j][c] < 0)
+          continue; // the root
+        const int child = g.endpoint(static_cast<int>(c)), parent = g.endpoint(t.parents[j][c]);
+        calls.back().push_back(up ? Flow{child, parent, bytes[j]} : Flow{parent, child, bytes[j]});
+      }
+  }
+  return calls;
 }
 
 void TreeAllreduce::allreduce(Group& g, int self, std::uint64_t bytes) const
@@ -268,6 +272,13 @@ bool TreeAllreduce::flow_plan(Group& g, std::uint64_t bytes) const
     g.world().note_exact_form(AlgorithmId::Tree); // exact_flow_form said so (drivable)
   tree_flow_plan(g, binary_tree_flows(g), {bytes}, AlgorithmId::Tree, member_timed_tree(g));
   return true;
+}
+
+std::vector<std::vector<Flow>> TreeAllreduce::flow_calls(Group& g, std::uint64_t bytes) const
+{
+  if (!drivable(g, bytes) || g.world().solo())
+    return {};
+  return tree_load_calls(g, binary_tree_flows(g), {bytes});
 }
 
 } // namespace ddlsim::collectives
