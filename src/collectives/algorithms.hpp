@@ -204,6 +204,9 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
+  /** Where every flow of a server leaves at once (no message overhead, the ideal stack): each server's pushes and
+   *  pulls, for every server a tensor may go to (mirrored lanes). */
+  std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
 
 private:
   bool leaders_only_;

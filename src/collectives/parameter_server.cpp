@@ -90,7 +90,7 @@ void posted_in_order(CommWorld& world, const std::vector<Flow>& flows, const std
     return;
   if (together) {
     CommWorld::delay(at.front());
-    world.finish_own(flows, world.start_own(flows));
+    world.run_flows(flows); // mirrored lanes: one component per class (ParameterServer::flow_calls)
     return;
   }
   world.run_staggered(flows, at);
@@ -170,6 +170,28 @@ void ParameterServer::allreduce(Group& g, int self, std::uint64_t bytes) const
 bool ParameterServer::drivable(Group& g, std::uint64_t /*bytes*/) const
 {
   return g.size() > 1 && g.use_flow(AlgorithmId::Ps);
+}
+
+std::vector<std::vector<Flow>> ParameterServer::flow_calls(Group& g, std::uint64_t bytes) const
+{
+  // flow_plan's calls where its flows leave together (CommWorld::send_cost_s is 0): posted_in_order's run_flows.
+  const CollectiveOptions& o = g.options();
+  std::vector<std::vector<Flow>> calls;
+  if (g.size() <= 1 || !drivable(g, bytes) || o.msg_overhead_s > 0 || !o.stack.ideal())
+    return calls;
+  CommWorld& world = g.world();
+  for (int s = 0; s < o.ps_servers; ++s) {
+    const int server = world.size() + s;
+    const std::uint64_t b = shard(o, std::uint64_t(s), bytes, s); // tensor s goes to server s (round-robin)
+    std::vector<Flow> pushes, pulls;
+    for (int w = 0; w < g.size(); ++w) {
+      pushes.push_back({g.endpoint(w), server, b});
+      pulls.push_back({server, g.endpoint(w), b});
+    }
+    calls.push_back(std::move(pushes));
+    calls.push_back(std::move(pulls));
+  }
+  return calls;
 }
 
 bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const
