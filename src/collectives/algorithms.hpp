@@ -142,9 +142,9 @@ public:
 };
 
 /** @brief True when the tree's flow form runs member-timed on `group` (each member from its own start to its own end):
- *  a member-timed group (Group::member_timed) of a solo world, no stack costs, and private links (tree_links_private),
- *  where that makes the form the message level. Elsewhere it runs in lock step, as Group::flow_call's driver can for
- *  per-rank actors. */
+ *  a member-timed group (Group::member_timed) of a solo world, a flow form under its stack (flow_form_allowed), and
+ *  private links (tree_links_private), where that makes the form the message level. Elsewhere it runs in lock step, as
+ *  Group::flow_call's driver can for per-rank actors. */
 bool member_timed_tree(Group& group);
 
 /** @brief True when, for every link shared by transfers (CommWorld::Route::shared_ids), all the edges of `trees` whose
