@@ -141,9 +141,8 @@ double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_
         const double end = start + edge_time(ch, true, i, size(i));
         if (seen)
           seen(ch, true, i, size(i), start, end);
-        clock[ch] = end;                                                     // the child's send is done
-        clock[v] = recv_s > 0 ? end + recv_s + c.reduce_s_per_byte * size(i) // the member adds the child's chunk
-                              : end + c.reduce_s_per_byte * size(i);
+        clock[ch] = end;                                         // the child's send is done
+        clock[v] = end + recv_s + c.reduce_s_per_byte * size(i); // it lands, the member adds the child's chunk
       }
     }
   }

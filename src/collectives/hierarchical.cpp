@@ -122,9 +122,8 @@ void timed_plan(Group& g, Layout& layout, const Collective& inter, std::uint64_t
     double gathered = times.starts[local[0]];
     for (std::size_t i = 1; i < local.size(); ++i)
       gathered = std::max(gathered, landed[f++]);
-    if (recv_s > 0)
-      gathered += recv_s * double(local.size() - 1);
-    leaders.starts[n] = gathered + o.reduce_s_per_byte * double(bytes) * double(local.size() - 1);
+    leaders.starts[n] =
+        gathered + recv_s * double(local.size() - 1) + o.reduce_s_per_byte * double(bytes) * double(local.size() - 1);
   }
   layout.leaders->set_member_times(&leaders);
   CommWorld::delay(*std::max_element(leaders.starts.begin(), leaders.starts.end()) - simgrid::s4u::Engine::get_clock());
@@ -148,7 +147,7 @@ void timed_plan(Group& g, Layout& layout, const Collective& inter, std::uint64_t
     const auto& local = layout.nodes[n];
     double leader_end = leaders.ends[n];
     for (std::size_t k = 1; k < local.size(); ++k, ++f) {
-      times.ends[local[k]] = recv_s > 0 ? landed[f] + recv_s : landed[f];
+      times.ends[local[k]] = landed[f] + recv_s;
       leader_end = std::max(leader_end, landed[f]);
     }
     times.ends[local[0]] = leader_end;

@@ -71,6 +71,15 @@ void serve(CommWorld& world, const std::vector<std::uint64_t>& sequence, int s, 
   }
 }
 
+/** Every worker's flow to `server` (its pushes) or from it (its pulls), of `bytes` each, in worker order. */
+std::vector<Flow> server_flows(Group& g, int server, std::uint64_t bytes, bool push)
+{
+  std::vector<Flow> flows;
+  for (int w = 0; w < g.size(); ++w)
+    flows.push_back(push ? Flow{g.endpoint(w), server, bytes} : Flow{server, g.endpoint(w), bytes});
+  return flows;
+}
+
 /** From a helper actor: runs `flows`, flow i posted `at[i]` seconds from now, and returns when all have landed. `alone`
  *  (its flows are all the network carries: one server's, in a solo world): all posted at once without size factors,
  *  CommWorld::run_alike (computed where alike); otherwise CommWorld::run_incast (computed where the flows share one
@@ -90,7 +99,10 @@ void posted_in_order(CommWorld& world, const std::vector<Flow>& flows, const std
     return;
   if (together) {
     CommWorld::delay(at.front());
-    world.run_flows(flows); // mirrored lanes: one component per class (ParameterServer::flow_calls)
+    if (world.mirrored()) // one component per class of every lane's listed calls (ParameterServer::flow_calls)
+      world.run_flows(flows);
+    else // not alone: other servers' helpers post theirs meanwhile, so this call is not all the network carries
+      world.finish_own(flows, world.start_own(flows));
     return;
   }
   world.run_staggered(flows, at);
@@ -183,13 +195,8 @@ std::vector<std::vector<Flow>> ParameterServer::flow_calls(Group& g, std::uint64
   for (int s = 0; s < o.ps_servers; ++s) {
     const int server = world.size() + s;
     const std::uint64_t b = shard(o, std::uint64_t(s), bytes, s); // tensor s goes to server s (round-robin)
-    std::vector<Flow> pushes, pulls;
-    for (int w = 0; w < g.size(); ++w) {
-      pushes.push_back({g.endpoint(w), server, b});
-      pulls.push_back({server, g.endpoint(w), b});
-    }
-    calls.push_back(std::move(pushes));
-    calls.push_back(std::move(pulls));
+    calls.push_back(server_flows(g, server, b, true));
+    calls.push_back(server_flows(g, server, b, false));
   }
   return calls;
 }
@@ -223,10 +230,9 @@ bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const
       continue;
     const int server = world.size() + s;
     const std::uint64_t b = shard(o, k, bytes, s);
-    std::vector<Flow> pushes;
+    std::vector<Flow> pushes = server_flows(g, server, b, true);
     std::vector<double> push_at; // from now
     for (int w = 0; w < n; ++w) {
-      pushes.push_back({g.endpoint(w), server, b});
       pushed[w] += world.send_cost_s(g.endpoint(w), server, b);
       push_at.push_back(pushed[w]);
     }
@@ -240,11 +246,10 @@ bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const
             if (t > 0)
               sg4::this_actor::execute(t * world.host(server)->get_speed());
           }
-          std::vector<Flow> pulls;
+          const std::vector<Flow> pulls = server_flows(g, server, b, false);
           std::vector<double> pull_at; // from now
           double posted = 0;
           for (int w = 0; w < n; ++w) {
-            pulls.push_back({server, g.endpoint(w), b});
             posted += world.send_cost_s(server, g.endpoint(w), b);
             pull_at.push_back(posted);
           }

@@ -67,6 +67,16 @@ void run_folded(Group& g, int self, std::uint64_t bytes, Main main)
   fold.fold_out(g, self, bytes);
 }
 
+/** @brief The fold's pushes: each even member below 2r hands its vector of `bytes` to the odd one above it (the
+ *  results go back the other way). */
+inline std::vector<Flow> fold_pushes(Group& g, const PowerOfTwoFold& fold, std::uint64_t bytes)
+{
+  std::vector<Flow> flows;
+  for (int i = 0; i < fold.extra; ++i)
+    flows.push_back({g.endpoint(2 * i), g.endpoint(2 * i + 1), bytes});
+  return flows;
+}
+
 /** @brief Flow level, run by a plan's driver for every member at once: the fold's pushes (M each, after the
  *  overheads: CommWorld::run_step) and the odd members' reductions, then `main(fold)`, then the results back: the same
  * critical path as the message level, whose folded members take part in every step of the main algorithm. */
@@ -77,9 +87,7 @@ void run_folded_flows(Group& g, std::uint64_t bytes, Main main)
     return;
   const PowerOfTwoFold fold(g.size());
   const CollectiveOptions& o = g.options();
-  std::vector<Flow> flows;
-  for (int i = 0; i < fold.extra; ++i)
-    flows.push_back({g.endpoint(2 * i), g.endpoint(2 * i + 1), bytes});
+  std::vector<Flow> flows = fold_pushes(g, fold, bytes);
   if (!flows.empty()) {
     g.world().run_step(flows);
     CommWorld::delay(o.reduce_s_per_byte * double(bytes));
@@ -100,11 +108,9 @@ inline std::vector<std::vector<Flow>> folded_calls(Group& g, std::uint64_t bytes
   const PowerOfTwoFold fold(g.size());
   if (g.size() <= 1)
     return {};
-  std::vector<Flow> in, out;
-  for (int i = 0; i < fold.extra; ++i) {
-    in.push_back({g.endpoint(2 * i), g.endpoint(2 * i + 1), bytes});
-    out.push_back({g.endpoint(2 * i + 1), g.endpoint(2 * i), bytes});
-  }
+  std::vector<Flow> in = fold_pushes(g, fold, bytes), out = in;
+  for (auto& f : out)
+    std::swap(f.from, f.to);
   std::vector<std::vector<Flow>> calls;
   if (!in.empty())
     calls.push_back(std::move(in));
