@@ -102,12 +102,83 @@ std::vector<int> tree_parents(const TreeShape& tree)
   return parents;
 }
 
+namespace {
+
+/** The pipelined-tree recurrence (docs/collectives.md), its callables inlined: `edge_time(child, up, chunk, size)`,
+ *  `send_s(child, up, chunk, size)` (the sender's time before it posts), `seen(...)` (may do nothing). The edges are
+ *  listed once in the order the recurrence visits them (flat, no per-member vectors), and the two chunk sizes
+ *  computed once: the same operations in the same order as member by member, so the same doubles. */
+template <class EdgeTimeFn, class SendFn, class SeenFn>
+double pipelined_tree_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& c,
+                        EdgeTimeFn&& edge_time, SendFn&& send_s, double recv_s, SeenFn&& seen,
+                        std::vector<double>& clock)
+{
+  const std::size_t ranks = tree.order.size();
+  if (ranks <= 1)
+    return ranks == 1 ? clock[0] : 0.0;
+  const std::uint64_t n = pipeline_chunks(bytes, chunk_bytes);
+  // Chunk i has bytes / n bytes, one more for the first bytes % n chunks.
+  const double small = double(bytes / n), large = double(bytes / n + 1);
+  const std::uint64_t larger = bytes % n;
+  // (member, child) in the reduce's order (members from the leaves up, each member's children in order); the
+  // broadcast visits members from the root down.
+  std::vector<std::pair<int, int>> up_edges, down_edges;
+  up_edges.reserve(ranks);
+  down_edges.reserve(ranks);
+  for (auto it = tree.order.rbegin(); it != tree.order.rend(); ++it)
+    for (int ch : tree.children[*it])
+      up_edges.emplace_back(*it, ch);
+  for (int v : tree.order)
+    for (int ch : tree.children[v])
+      down_edges.emplace_back(v, ch);
+  // clock[v]: when member v is free for its next operation. Every member does one transfer at a time, so no
+  // two transfers share a link; a transfer starts when the sender (after its overhead) and the receiver
+  // are both ready.
+  for (std::uint64_t i = 0; i < n; ++i) { // reduce: members from the leaves up, so children have posted chunk i
+    const double size = i < larger ? large : small;
+    const double reduce = c.reduce_s_per_byte * size;
+    for (const auto& [v, ch] : up_edges) {
+      const double start = std::max(clock[ch] + send_s(ch, true, i, size), clock[v]);
+      const double end = start + edge_time(ch, true, i, size);
+      seen(ch, true, i, size, start, end);
+      clock[ch] = end;                 // the child's send is done
+      clock[v] = end + recv_s + reduce; // it lands, the member adds the child's chunk
+    }
+  }
+  for (std::uint64_t i = 0; i < n; ++i) { // broadcast: from the root down
+    const double size = i < larger ? large : small;
+    for (const auto& [v, ch] : down_edges) {
+      const double start = std::max(clock[v] + send_s(ch, false, i, size), clock[ch]);
+      const double end = start + edge_time(ch, false, i, size);
+      seen(ch, false, i, size, start, end);
+      clock[v] = end;
+      clock[ch] = end + recv_s;
+    }
+  }
+  return *std::max_element(clock.begin(), clock.end());
+}
+
+} // namespace
+
 double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& c)
 {
-  return tree_allreduce_s(tree, bytes, chunk_bytes, c,
-                          [&tree](int child, bool /*up*/, std::uint64_t /*chunk*/, double s) {
-                            return tree.up[child].alpha_s + s / tree.up[child].bandwidth_bytes_per_s;
-                          });
+  // Every edge's time for the two chunk sizes, computed once per edge (alpha + size / B, as member by member).
+  const std::size_t ranks = tree.order.size();
+  std::vector<double> clock(ranks, 0.0);
+  if (ranks <= 1)
+    return 0.0;
+  const std::uint64_t n = pipeline_chunks(bytes, chunk_bytes);
+  const double small = double(bytes / n), large = double(bytes / n + 1);
+  std::vector<double> small_s(ranks, 0.0), large_s(ranks, 0.0);
+  for (std::size_t v = 0; v < ranks && v < tree.up.size(); ++v) {
+    small_s[v] = tree.up[v].alpha_s + small / tree.up[v].bandwidth_bytes_per_s;
+    large_s[v] = tree.up[v].alpha_s + large / tree.up[v].bandwidth_bytes_per_s;
+  }
+  return pipelined_tree_s(
+      tree, bytes, chunk_bytes, c,
+      [&](int child, bool, std::uint64_t, double size) { return size == small ? small_s[child] : large_s[child]; },
+      [&c](int, bool, std::uint64_t, double) { return c.overhead_s; }, 0.0,
+      [](int, bool, std::uint64_t, double, double, double) {}, clock);
 }
 
 double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& c,
@@ -121,44 +192,14 @@ double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_
     zeros.assign(ranks, 0.0);
   if (clock.size() != ranks)
     throw Error("internal: tree_allreduce_s needs one start time per member");
-  if (ranks <= 1)
-    return ranks == 1 ? clock[0] : 0.0;
-  const std::uint64_t n = pipeline_chunks(bytes, chunk_bytes);
-  auto size = [&](std::uint64_t i) { return double(bytes / n + (i < bytes % n ? 1 : 0)); };
-  // The sender's time before it posts (the overhead, or the stack's costs), the receiver's after a chunk landed.
-  auto send_s = [&](int child, bool up, std::uint64_t i, double s) {
+  auto send = [&](int child, bool up, std::uint64_t i, double s) {
     return message != nullptr ? message->send_s(child, up, i, s) : c.overhead_s;
   };
   const double recv_s = message != nullptr ? message->recv_overhead_s : 0.0;
-  // clock[v]: when member v is free for its next operation. Every member does one transfer at a time, so no
-  // two transfers share a link; a transfer starts when the sender (after its overhead) and the receiver
-  // are both ready.
-  for (std::uint64_t i = 0; i < n; ++i) { // reduce: members from the leaves up, so children have posted chunk i
-    for (auto it = tree.order.rbegin(); it != tree.order.rend(); ++it) {
-      const int v = *it;
-      for (int ch : tree.children[v]) {
-        const double start = std::max(clock[ch] + send_s(ch, true, i, size(i)), clock[v]);
-        const double end = start + edge_time(ch, true, i, size(i));
-        if (seen)
-          seen(ch, true, i, size(i), start, end);
-        clock[ch] = end;                                         // the child's send is done
-        clock[v] = end + recv_s + c.reduce_s_per_byte * size(i); // it lands, the member adds the child's chunk
-      }
-    }
-  }
-  for (std::uint64_t i = 0; i < n; ++i) { // broadcast: from the root down
-    for (int v : tree.order) {
-      for (int ch : tree.children[v]) {
-        const double start = std::max(clock[v] + send_s(ch, false, i, size(i)), clock[ch]);
-        const double end = start + edge_time(ch, false, i, size(i));
-        if (seen)
-          seen(ch, false, i, size(i), start, end);
-        clock[v] = end;
-        clock[ch] = end + recv_s;
-      }
-    }
-  }
-  return *std::max_element(clock.begin(), clock.end());
+  if (seen)
+    return pipelined_tree_s(tree, bytes, chunk_bytes, c, edge_time, send, recv_s, seen, clock);
+  return pipelined_tree_s(tree, bytes, chunk_bytes, c, edge_time, send, recv_s,
+                          [](int, bool, std::uint64_t, double, double, double) {}, clock);
 }
 
 double ps_allreduce_s(int ranks, int servers, std::uint64_t bytes, const Hop& hop, const Costs& c)
