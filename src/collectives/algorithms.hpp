@@ -134,10 +134,11 @@ public:
   /** Outside a solo world, the flow plan's loads (tree_load_calls; mirrored lanes). */
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
   /** Under Fidelity::Auto, above kFlowAboveRanks members of a member-timed group (Group::member_timed: each member
-   *  starts and ends at its own time) in a solo world: true when every link that tree edges share is crossed only by
-   *  edges with a member in common (tree_links_private). A member does one transfer at a time, so no two transfers
-   *  then ever share a link: each takes alpha + size / B whenever it runs, and the recurrence from each member's own
-   *  start (tree_flow_plan, member-timed there at any fidelity) is the message level. */
+   *  starts and ends at its own time) in a solo world: true when no link that tree edges share can slow a transfer
+   *  below its rate alone (tree_links_private: crossed only by edges with a member in common, or wide enough for all
+   *  the transfers that may cross it at once). Each transfer then takes alpha + size / B whenever it runs, and the
+   *  recurrence from each member's own start (tree_flow_plan, member-timed there at any fidelity) is the message
+   *  level. */
   bool exact_flow_form(Group& group) const override;
 };
 
@@ -147,8 +148,11 @@ public:
  *  Group::flow_call's driver can for per-rank actors. */
 bool member_timed_tree(Group& group);
 
-/** @brief True when, for every link shared by transfers (CommWorld::Route::shared_ids), all the edges of `trees` whose
- *  routes (up or down) cross it have a member in common: the edges at one member, never two unrelated edges. */
+/** @brief True when no link shared by transfers (CommWorld::Route::shared_ids) can slow a transfer of the tree (`trees`
+ *  holds one tree) below its rate alone: all the edges whose routes (up or down) cross the link have a member in common
+ *  (the edges at one member: one transfer at a time), or the link's bandwidth carries every transfer that may cross it
+ *  at once at its route's narrowest bandwidth (a member does one transfer at a time, so at most min(distinct senders,
+ *  distinct receivers) of them at once: a non-blocking fat tree's leaf uplinks). */
 bool tree_links_private(const TreeFlows& trees);
 
 /** @brief Double binary tree (NCCL): two binary trees, each carrying half of the vector at the same time. The

@@ -826,6 +826,63 @@ TEST_CASE("max-min rates: transfers into one host share its link, a transfer alo
   CHECK(world.max_min_rates({}).empty());
 }
 
+namespace {
+/** tree_links_private on the binary heap over `count` members, member m on star host first + m. */
+bool heap_links_private(collectives::CommWorld& world, int first, int count)
+{
+  std::vector<int> members;
+  for (int m = 0; m < count; ++m)
+    members.push_back(first + m);
+  collectives::Group group(world, members);
+  return collectives::tree_links_private(collectives::tree_flows_of(group, {analytical::binary_heap(count)}));
+}
+
+/** A star of `hosts` split-duplex host links of kHop's bandwidth whose routes between the `pairs` also cross one
+ *  SHARED link "x" (both ways) of `x_links` times that bandwidth, and a world over all its hosts. */
+struct SharedLinkStar {
+  test::ProbeEngine engine;
+  std::unique_ptr<collectives::CommWorld> world;
+  SharedLinkStar(int hosts, std::vector<std::pair<int, int>> pairs, double x_links)
+      : engine([&] {
+          test::StarSpec spec = star(hosts);
+          spec.shared_routes = std::move(pairs);
+          spec.shared_bytes_per_s = x_links * spec.link_bytes_per_s;
+          return test::write_star_platform(spec);
+        }())
+  {
+    std::vector<sg4::Host*> h;
+    for (int i = 0; i < hosts; ++i)
+      h.push_back(sg4::Host::by_name("gpu" + std::to_string(i)));
+    world = std::make_unique<collectives::CommWorld>(h, std::vector<int>(hosts, 0), collectives::CollectiveOptions{},
+                                                     "t");
+  }
+};
+} // namespace
+
+TEST_CASE("pipelined tree: a link its edges share slows none where it carries all that may cross it at once")
+{
+  // Link x, 4 host links wide, is crossed (both ways) by the routes of some heap edges. A member does one transfer at a
+  // time, so the transfers on x at once have distinct senders and distinct receivers; x slows none when it carries
+  // min(senders, receivers) of them at their rates alone (each a host link's). Heap of 7 on hosts 0..6, edges (1,3)
+  // and (2,5) on x: 4 senders (3, 5 up; 1, 2 down), fits. Heap of 15 on hosts 7..21, edges (1,3), (1,4), (3,7) on x:
+  // 6 transfers but 4 distinct senders (3, 4, 7, 1) and receivers (1, 3, 4, 7), fits. Heap of 7 on hosts 22..28,
+  // edges (1,3), (1,4), (2,5): 5 distinct senders and receivers, does not.
+  SharedLinkStar s(29, {{1, 3}, {2, 5}, {8, 10}, {8, 11}, {10, 14}, {23, 25}, {23, 26}, {24, 27}}, 4);
+  CHECK(heap_links_private(*s.world, 0, 7));
+  CHECK(heap_links_private(*s.world, 7, 15));
+  CHECK_FALSE(heap_links_private(*s.world, 22, 7));
+}
+
+TEST_CASE("pipelined tree: a link crossed only by edges with a member in common slows none, however narrow")
+{
+  // Link x as narrow as a host link. Heap of 7 on hosts 0..6, edges (1,3) and (1,4) on x: member 1 is in every transfer
+  // on it, one at a time, so x carries one at a time (3 distinct senders would not fit its width). Heap of 7 on hosts
+  // 7..13, edges (1,3) and (2,5) on x: no member in common, two at once on a link one host link wide.
+  SharedLinkStar s(14, {{1, 3}, {1, 4}, {8, 10}, {9, 12}}, 1);
+  CHECK(heap_links_private(*s.world, 0, 7));
+  CHECK_FALSE(heap_links_private(*s.world, 7, 7));
+}
+
 TEST_CASE("pipelined trees: a pipeline longer than the scheduled chunks takes the rates its own schedule gives")
 {
   // The binary heap over the contended fat tree's 32 GPUs: 64 chunks scheduled in full give every transfer the rate
