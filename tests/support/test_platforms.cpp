@@ -74,8 +74,14 @@ std::string write_star_platform(const StarSpec& spec)
     x << "    <link id=\"l" << i << "\" bandwidth=\""
       << (bandwidth != spec.host_bytes_per_s.end() ? bandwidth->second : spec.link_bytes_per_s) << "Bps\" latency=\""
       << (latency != spec.host_latency_s.end() ? latency->second : spec.link_latency_s)
-      << "s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+      << "s\" sharing_policy=\"" << (spec.fatpipe_hosts.count(static_cast<int>(i)) > 0 ? "FATPIPE" : "SPLITDUPLEX")
+      << "\"/>\n";
   }
+  auto host_link = [&spec](std::size_t i, const char* direction) { // a fat pipe has no directions
+    return "<link_ctn id=\"l" + std::to_string(i) + "\"" +
+           (spec.fatpipe_hosts.count(static_cast<int>(i)) > 0 ? std::string() : std::string(" direction=\"") + direction + "\"") +
+           "/>";
+  };
   if (spec.backbone_bytes_per_s > 0) // a switch backplane: limits each flow, not their sum
     x << "    <link id=\"bb\" bandwidth=\"" << spec.backbone_bytes_per_s
       << "Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n";
@@ -88,9 +94,8 @@ std::string write_star_platform(const StarSpec& spec)
       const auto pair = std::make_pair(static_cast<int>(i), static_cast<int>(j));
       const bool shared =
           std::find(spec.shared_routes.begin(), spec.shared_routes.end(), pair) != spec.shared_routes.end();
-      x << "    <route src=\"" << names[i] << "\" dst=\"" << names[j] << "\"><link_ctn id=\"l" << i
-        << "\" direction=\"UP\"/>" << backbone << (shared ? "<link_ctn id=\"x\"/>" : "") << "<link_ctn id=\"l" << j
-        << "\" direction=\"DOWN\"/></route>\n";
+      x << "    <route src=\"" << names[i] << "\" dst=\"" << names[j] << "\">" << host_link(i, "UP") << backbone
+        << (shared ? "<link_ctn id=\"x\"/>" : "") << host_link(j, "DOWN") << "</route>\n";
     }
   x << "  </zone>\n</platform>\n";
 

@@ -4,6 +4,7 @@
 #include "proto/workload.pb.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,9 @@ struct StarSpec {
   double shared_bytes_per_s = 0;
   std::map<int, double> host_latency_s;   ///< host index -> its link's latency instead of link_latency_s
   std::map<int, double> host_bytes_per_s; ///< host index -> its link's bandwidth instead of link_bytes_per_s
+  /** Host indices (GPU hosts from 0, then the extra hosts) whose link is a FATPIPE: it limits each flow, not their sum
+   *  (no flows share it). */
+  std::set<int> fatpipe_hosts;
 };
 
 /** @brief Writes the star platform as SimGrid XML into a fresh temporary file and returns its path. */
