@@ -141,7 +141,7 @@ double pipelined_tree_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_
       const double start = std::max(clock[ch] + send_s(ch, true, i, size), clock[v]);
       const double end = start + edge_time(ch, true, i, size);
       seen(ch, true, i, size, start, end);
-      clock[ch] = end;                 // the child's send is done
+      clock[ch] = end;                  // the child's send is done
       clock[v] = end + recv_s + reduce; // it lands, the member adds the child's chunk
     }
   }
@@ -198,8 +198,9 @@ double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_
   const double recv_s = message != nullptr ? message->recv_overhead_s : 0.0;
   if (seen)
     return pipelined_tree_s(tree, bytes, chunk_bytes, c, edge_time, send, recv_s, seen, clock);
-  return pipelined_tree_s(tree, bytes, chunk_bytes, c, edge_time, send, recv_s,
-                          [](int, bool, std::uint64_t, double, double, double) {}, clock);
+  return pipelined_tree_s(
+      tree, bytes, chunk_bytes, c, edge_time, send, recv_s, [](int, bool, std::uint64_t, double, double, double) {},
+      clock);
 }
 
 double ps_allreduce_s(int ranks, int servers, std::uint64_t bytes, const Hop& hop, const Costs& c)

@@ -876,17 +876,17 @@ struct SharedLinkStar {
   std::unique_ptr<collectives::CommWorld> world;
   SharedLinkStar(int hosts, std::vector<std::pair<int, int>> pairs, double x_links)
       : engine([&] {
-          test::StarSpec spec = star(hosts);
-          spec.shared_routes = std::move(pairs);
-          spec.shared_bytes_per_s = x_links * spec.link_bytes_per_s;
-          return test::write_star_platform(spec);
-        }())
+        test::StarSpec spec = star(hosts);
+        spec.shared_routes = std::move(pairs);
+        spec.shared_bytes_per_s = x_links * spec.link_bytes_per_s;
+        return test::write_star_platform(spec);
+      }())
   {
     std::vector<sg4::Host*> h;
     for (int i = 0; i < hosts; ++i)
       h.push_back(sg4::Host::by_name("gpu" + std::to_string(i)));
-    world = std::make_unique<collectives::CommWorld>(h, std::vector<int>(hosts, 0), collectives::CollectiveOptions{},
-                                                     "t");
+    world =
+        std::make_unique<collectives::CommWorld>(h, std::vector<int>(hosts, 0), collectives::CollectiveOptions{}, "t");
   }
 };
 } // namespace

@@ -73,13 +73,13 @@ std::string write_star_platform(const StarSpec& spec)
     const auto bandwidth = spec.host_bytes_per_s.find(static_cast<int>(i));
     x << "    <link id=\"l" << i << "\" bandwidth=\""
       << (bandwidth != spec.host_bytes_per_s.end() ? bandwidth->second : spec.link_bytes_per_s) << "Bps\" latency=\""
-      << (latency != spec.host_latency_s.end() ? latency->second : spec.link_latency_s)
-      << "s\" sharing_policy=\"" << (spec.fatpipe_hosts.count(static_cast<int>(i)) > 0 ? "FATPIPE" : "SPLITDUPLEX")
-      << "\"/>\n";
+      << (latency != spec.host_latency_s.end() ? latency->second : spec.link_latency_s) << "s\" sharing_policy=\""
+      << (spec.fatpipe_hosts.count(static_cast<int>(i)) > 0 ? "FATPIPE" : "SPLITDUPLEX") << "\"/>\n";
   }
   auto host_link = [&spec](std::size_t i, const char* direction) { // a fat pipe has no directions
     return "<link_ctn id=\"l" + std::to_string(i) + "\"" +
-           (spec.fatpipe_hosts.count(static_cast<int>(i)) > 0 ? std::string() : std::string(" direction=\"") + direction + "\"") +
+           (spec.fatpipe_hosts.count(static_cast<int>(i)) > 0 ? std::string()
+                                                              : std::string(" direction=\"") + direction + "\"") +
            "/>";
   };
   if (spec.backbone_bytes_per_s > 0) // a switch backplane: limits each flow, not their sum
