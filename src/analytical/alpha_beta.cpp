@@ -77,7 +77,7 @@ double tree_allreduce_s(int ranks, std::uint64_t bytes, std::uint64_t chunk_byte
 std::uint64_t pipeline_chunks(std::uint64_t bytes, std::uint64_t chunk_bytes)
 {
   const std::uint64_t chunk = chunk_bytes > 0 ? chunk_bytes : std::max<std::uint64_t>(bytes, 1); // 0: one piece
-  return bytes == 0 ? 1 : (bytes + chunk - 1) / chunk;
+  return bytes == 0 ? 1 : bytes / chunk + (bytes % chunk != 0 ? 1 : 0); // no overflow near 2^64
 }
 
 TreeShape binary_heap(int members)
@@ -107,7 +107,8 @@ namespace {
 /** The pipelined-tree recurrence (docs/collectives.md), its callables inlined: `edge_time(child, up, chunk, size)`,
  *  `send_s(child, up, chunk, size)` (the sender's time before it posts), `seen(...)` (may do nothing). The edges are
  *  listed once in the order the recurrence visits them (flat, no per-member vectors), and the two chunk sizes
- *  computed once: the same operations in the same order as member by member, so the same doubles. */
+ *  computed once: the same operations in the same order as member by member, so the same doubles (where the compiler
+ *  fuses no multiply-add, as for x86-64's baseline: an FMA may fuse other pairs here than there). */
 template <class EdgeTimeFn, class SendFn, class SeenFn>
 double pipelined_tree_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& c,
                         EdgeTimeFn&& edge_time, SendFn&& send_s, double recv_s, SeenFn&& seen,
@@ -170,7 +171,9 @@ double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_
   const std::uint64_t n = pipeline_chunks(bytes, chunk_bytes);
   const double small = double(bytes / n), large = double(bytes / n + 1);
   std::vector<double> small_s(ranks, 0.0), large_s(ranks, 0.0);
-  for (std::size_t v = 0; v < ranks && v < tree.up.size(); ++v) {
+  if (tree.up.size() < ranks)
+    throw Error("internal: tree_allreduce_s needs a hop per member (TreeShape::up)");
+  for (std::size_t v = 0; v < ranks; ++v) {
     small_s[v] = tree.up[v].alpha_s + small / tree.up[v].bandwidth_bytes_per_s;
     large_s[v] = tree.up[v].alpha_s + large / tree.up[v].bandwidth_bytes_per_s;
   }

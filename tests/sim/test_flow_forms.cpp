@@ -869,16 +869,19 @@ bool heap_links_private(collectives::CommWorld& world, int first, int count)
   return collectives::tree_links_private(collectives::tree_flows_of(group, {analytical::binary_heap(count)}));
 }
 
-/** A star of `hosts` split-duplex host links of kHop's bandwidth whose routes between the `pairs` also cross one
- *  SHARED link "x" (both ways) of `x_links` times that bandwidth, and a world over all its hosts. */
+/** A star of `hosts` split-duplex host links of kHop's bandwidth (twice that for the hosts `wide`) whose routes between
+ *  the `pairs` also cross one SHARED link "x" (both ways) of `x_links` times that bandwidth, and a world over all its
+ *  hosts. */
 struct SharedLinkStar {
   test::ProbeEngine engine;
   std::unique_ptr<collectives::CommWorld> world;
-  SharedLinkStar(int hosts, std::vector<std::pair<int, int>> pairs, double x_links)
+  SharedLinkStar(int hosts, std::vector<std::pair<int, int>> pairs, double x_links, std::vector<int> wide = {})
       : engine([&] {
         test::StarSpec spec = star(hosts);
         spec.shared_routes = std::move(pairs);
         spec.shared_bytes_per_s = x_links * spec.link_bytes_per_s;
+        for (int h : wide) // twice a host link's bandwidth
+          spec.host_bytes_per_s[h] = 2 * spec.link_bytes_per_s;
         return test::write_star_platform(spec);
       }())
   {
@@ -898,11 +901,15 @@ TEST_CASE("pipelined tree: a link its edges share slows none where it carries al
   // min(senders, receivers) of them at their rates alone (each a host link's). Heap of 7 on hosts 0..6, edges (1,3)
   // and (2,5) on x: 4 senders (3, 5 up; 1, 2 down), fits. Heap of 15 on hosts 7..21, edges (1,3), (1,4), (3,7) on x:
   // 6 transfers but 4 distinct senders (3, 4, 7, 1) and receivers (1, 3, 4, 7), fits. Heap of 7 on hosts 22..28,
-  // edges (1,3), (1,4), (2,5): 5 distinct senders and receivers, does not.
-  SharedLinkStar s(29, {{1, 3}, {2, 5}, {8, 10}, {8, 11}, {10, 14}, {23, 25}, {23, 26}, {24, 27}}, 4);
+  // edges (1,3), (1,4), (2,5): 5 distinct senders and receivers, does not. Heap of 7 on hosts 29..35, edges (1,3) and
+  // (2,5) on x as in the first, but members 1 and 3 on links twice as wide: their transfers may run at 2 host links'
+  // rate, so 4 of them at once need 8, and x has 4: the rule takes the fastest route, not the slowest.
+  SharedLinkStar s(36, {{1, 3}, {2, 5}, {8, 10}, {8, 11}, {10, 14}, {23, 25}, {23, 26}, {24, 27}, {30, 32}, {31, 34}},
+                   4, {30, 32});
   CHECK(heap_links_private(*s.world, 0, 7));
   CHECK(heap_links_private(*s.world, 7, 15));
   CHECK_FALSE(heap_links_private(*s.world, 22, 7));
+  CHECK_FALSE(heap_links_private(*s.world, 29, 7));
 }
 
 TEST_CASE("pipelined tree: a link crossed only by edges with a member in common slows none, however narrow")

@@ -44,6 +44,20 @@ TEST_CASE("pipelined tree recurrence from each member's own start: each member's
                     Catch::Contains("one start time per member"));
 }
 
+TEST_CASE("pipelined tree: chunk counts to 2^64 bytes, a hop per member required")
+{
+  // ceil(bytes / chunk) without overflow near 2^64; 0: one piece; an empty message is one chunk.
+  const std::uint64_t most = ~std::uint64_t{0};
+  CHECK(analytical::pipeline_chunks(most, 0) == 1);
+  CHECK(analytical::pipeline_chunks(most, 2) == (std::uint64_t{1} << 63));
+  CHECK(analytical::pipeline_chunks(most - 1, 2) == (std::uint64_t{1} << 63) - 1);
+  CHECK(analytical::pipeline_chunks(1000, 300) == 4);
+  CHECK(analytical::pipeline_chunks(0, 300) == 1);
+  // The closed form reads every member's hop: a shape without them (binary_heap leaves `up` empty) is refused.
+  CHECK_THROWS_WITH(analytical::tree_allreduce_s(analytical::binary_heap(3), 1000, 0),
+                    Catch::Contains("a hop per member"));
+}
+
 TEST_CASE("chunks split the tensor exactly")
 {
   std::uint64_t sum = 0;
