@@ -21,6 +21,7 @@
 #include "report/writers.hpp"
 #include "workload/workload.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <ostream>
@@ -152,6 +153,25 @@ ResolvedRun resolve_run(RunOptions& o)
   in.drive_streams = !o.per_rank_actors;
   in.link_timelines = !o.trace.empty(); // only the trace draws the transfers in flight
   return r;
+}
+
+/** True where SimGrid 3.32's lazy update (the default) is known to move results: several parameter servers each taking
+ *  a part of every tensor, whose transfers leave one host at once (docs/network-model.md: measured up to 7.6 % per
+ *  iteration), unless the run asks for full updates. */
+bool lazy_update_exposed(const engine::SimulationInput& in)
+{
+  const collectives::CollectiveOptions& c = in.collective;
+  bool ps = false;
+  for (const auto& choice : in.algorithm.choices)
+    ps = ps || choice.id == collectives::AlgorithmId::Ps ||
+         (choice.id == collectives::AlgorithmId::Hier && c.inter_algorithm == collectives::AlgorithmId::Ps);
+  for (const auto& rule : in.algorithm.by_ranks)
+    for (const auto& choice : rule.choices)
+      ps = ps || choice.id == collectives::AlgorithmId::Ps;
+  if (!ps || c.ps_servers < 2 || c.ps_sharding != collectives::PsSharding::Split)
+    return false;
+  return std::none_of(in.simgrid_cfg.begin(), in.simgrid_cfg.end(),
+                      [](const std::string& cfg) { return cfg == "network/optim:Full"; });
 }
 
 /** Closed-form time of one aggregation of `bytes` on the loaded platform; ConfigError naming `why` when the
@@ -339,6 +359,9 @@ void run_command(const std::vector<std::string>& args, std::ostream& out, std::o
   engine::check_run_size({ranks, r.input.iterations, dag.tasks.size(), baseline.tasks.size(),
                           cluster ? nodes * g : ranks, nodes * (g + 2) * (g + 2), !o.trace.empty()},
                          r.input.dry_run ? 0 : engine::physical_memory_bytes());
+  if (!o.dump_config && lazy_update_exposed(r.input)) // a warning, not progress: printed under --quiet too
+    err << "ddlsim: note: several parameter servers: SimGrid 3.32's lazy update may leave links out of the sharing "
+           "here (docs/network-model.md); --cfg network/optim:Full gives the model's times\n";
   const double analytical = o.analytical ? analytical_iteration_s(simulation, r, dag) : 0.0;
   const engine::SimulationOutput sim = simulation.run(dag, &baseline);
   const proto::RunConfig config = run_config(o, r, sim, simulation.closed_form());
