@@ -104,23 +104,33 @@ std::vector<int> tree_parents(const TreeShape& tree)
 
 namespace {
 
+/** A pipeline's chunks (pipeline_chunks): n of them, chunk i of `large` bytes for the first `larger`, else `small`. */
+struct ChunkSizes {
+  std::uint64_t n;
+  double small, large;
+  std::uint64_t larger;
+  ChunkSizes(std::uint64_t bytes, std::uint64_t chunk_bytes)
+      : n(pipeline_chunks(bytes, chunk_bytes))
+      , small(double(bytes / n))
+      , large(double(bytes / n + 1))
+      , larger(bytes % n)
+  {
+  }
+  double of(std::uint64_t i) const { return i < larger ? large : small; }
+};
+
 /** The pipelined-tree recurrence (docs/collectives.md), its callables inlined: `edge_time(child, up, chunk, size)`,
  *  `send_s(child, up, chunk, size)` (the sender's time before it posts), `seen(...)` (may do nothing). The edges are
  *  listed once in the order the recurrence visits them (flat, no per-member vectors), and the two chunk sizes
  *  computed once: the same operations in the same order as member by member, so the same doubles (where the compiler
  *  fuses no multiply-add, as for x86-64's baseline: an FMA may fuse other pairs here than there). */
 template <class EdgeTimeFn, class SendFn, class SeenFn>
-double pipelined_tree_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& c,
-                        EdgeTimeFn&& edge_time, SendFn&& send_s, double recv_s, SeenFn&& seen,
-                        std::vector<double>& clock)
+double pipelined_tree_s(const TreeShape& tree, const ChunkSizes& chunks, const Costs& c, EdgeTimeFn&& edge_time,
+                        SendFn&& send_s, double recv_s, SeenFn&& seen, std::vector<double>& clock)
 {
   const std::size_t ranks = tree.order.size();
   if (ranks <= 1)
     return ranks == 1 ? clock[0] : 0.0;
-  const std::uint64_t n = pipeline_chunks(bytes, chunk_bytes);
-  // Chunk i has bytes / n bytes, one more for the first bytes % n chunks.
-  const double small = double(bytes / n), large = double(bytes / n + 1);
-  const std::uint64_t larger = bytes % n;
   // (member, child) in the reduce's order (members from the leaves up, each member's children in order); the
   // broadcast visits members from the root down.
   std::vector<std::pair<int, int>> up_edges, down_edges;
@@ -135,8 +145,8 @@ double pipelined_tree_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_
   // clock[v]: when member v is free for its next operation. Every member does one transfer at a time, so no
   // two transfers share a link; a transfer starts when the sender (after its overhead) and the receiver
   // are both ready.
-  for (std::uint64_t i = 0; i < n; ++i) { // reduce: members from the leaves up, so children have posted chunk i
-    const double size = i < larger ? large : small;
+  for (std::uint64_t i = 0; i < chunks.n; ++i) { // reduce: members from the leaves up, so children have posted chunk i
+    const double size = chunks.of(i);
     const double reduce = c.reduce_s_per_byte * size;
     for (const auto& [v, ch] : up_edges) {
       const double start = std::max(clock[ch] + send_s(ch, true, i, size), clock[v]);
@@ -146,8 +156,8 @@ double pipelined_tree_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_
       clock[v] = end + recv_s + reduce; // it lands, the member adds the child's chunk
     }
   }
-  for (std::uint64_t i = 0; i < n; ++i) { // broadcast: from the root down
-    const double size = i < larger ? large : small;
+  for (std::uint64_t i = 0; i < chunks.n; ++i) { // broadcast: from the root down
+    const double size = chunks.of(i);
     for (const auto& [v, ch] : down_edges) {
       const double start = std::max(clock[v] + send_s(ch, false, i, size), clock[ch]);
       const double end = start + edge_time(ch, false, i, size);
@@ -168,18 +178,17 @@ double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_
   std::vector<double> clock(ranks, 0.0);
   if (ranks <= 1)
     return 0.0;
-  const std::uint64_t n = pipeline_chunks(bytes, chunk_bytes);
-  const double small = double(bytes / n), large = double(bytes / n + 1);
+  const ChunkSizes chunks(bytes, chunk_bytes);
   std::vector<double> small_s(ranks, 0.0), large_s(ranks, 0.0);
   if (tree.up.size() < ranks)
     throw Error("internal: tree_allreduce_s needs a hop per member (TreeShape::up)");
   for (std::size_t v = 0; v < ranks; ++v) {
-    small_s[v] = tree.up[v].alpha_s + small / tree.up[v].bandwidth_bytes_per_s;
-    large_s[v] = tree.up[v].alpha_s + large / tree.up[v].bandwidth_bytes_per_s;
+    small_s[v] = tree.up[v].alpha_s + chunks.small / tree.up[v].bandwidth_bytes_per_s;
+    large_s[v] = tree.up[v].alpha_s + chunks.large / tree.up[v].bandwidth_bytes_per_s;
   }
   return pipelined_tree_s(
-      tree, bytes, chunk_bytes, c,
-      [&](int child, bool, std::uint64_t, double size) { return size == small ? small_s[child] : large_s[child]; },
+      tree, chunks, c,
+      [&](int child, bool, std::uint64_t i, double) { return i < chunks.larger ? large_s[child] : small_s[child]; },
       [&c](int, bool, std::uint64_t, double) { return c.overhead_s; }, 0.0,
       [](int, bool, std::uint64_t, double, double, double) {}, clock);
 }
@@ -199,11 +208,11 @@ double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_
     return message != nullptr ? message->send_s(child, up, i, s) : c.overhead_s;
   };
   const double recv_s = message != nullptr ? message->recv_overhead_s : 0.0;
+  const ChunkSizes chunks(bytes, chunk_bytes);
   if (seen)
-    return pipelined_tree_s(tree, bytes, chunk_bytes, c, edge_time, send, recv_s, seen, clock);
+    return pipelined_tree_s(tree, chunks, c, edge_time, send, recv_s, seen, clock);
   return pipelined_tree_s(
-      tree, bytes, chunk_bytes, c, edge_time, send, recv_s, [](int, bool, std::uint64_t, double, double, double) {},
-      clock);
+      tree, chunks, c, edge_time, send, recv_s, [](int, bool, std::uint64_t, double, double, double) {}, clock);
 }
 
 double ps_allreduce_s(int ranks, int servers, std::uint64_t bytes, const Hop& hop, const Costs& c)

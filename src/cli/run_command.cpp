@@ -160,14 +160,10 @@ ResolvedRun resolve_run(RunOptions& o)
  *  iteration), unless the run asks for full updates. */
 bool lazy_update_exposed(const engine::SimulationInput& in)
 {
+  using collectives::AlgorithmId;
   const collectives::CollectiveOptions& c = in.collective;
-  bool ps = false;
-  for (const auto& choice : in.algorithm.choices)
-    ps = ps || choice.id == collectives::AlgorithmId::Ps ||
-         (choice.id == collectives::AlgorithmId::Hier && c.inter_algorithm == collectives::AlgorithmId::Ps);
-  for (const auto& rule : in.algorithm.by_ranks)
-    for (const auto& choice : rule.choices)
-      ps = ps || choice.id == collectives::AlgorithmId::Ps;
+  const bool ps = in.algorithm.uses(AlgorithmId::Ps) ||
+                  (in.algorithm.uses(AlgorithmId::Hier) && c.inter_algorithm == AlgorithmId::Ps);
   if (!ps || c.ps_servers < 2 || c.ps_sharding != collectives::PsSharding::Split)
     return false;
   return std::none_of(in.simgrid_cfg.begin(), in.simgrid_cfg.end(),

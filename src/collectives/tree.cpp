@@ -239,53 +239,48 @@ bool tree_links_private(const TreeFlows& t)
   if (t.trees.size() != 1)
     throw Error("internal: tree_links_private takes one tree (a member does one transfer at a time in it)");
   // Per link: the members every edge crossing it so far has (at most two: the first edge's ends; -1 none left), and,
-  // for the capacity rule, the distinct senders and receivers of the transfers crossing it and the fastest route's
-  // bandwidth among them.
+  // for the capacity rule, the senders and receivers of the transfers crossing it and the fastest route's bandwidth
+  // among them (no sender yet: no edge crosses it).
   struct Crossing {
     std::array<int, 2> common{-1, -1};
-    bool seen = false;
     std::vector<int> senders, receivers;
     double fastest = 0;
     double capacity = 0;
   };
   std::vector<Crossing> links;
-  for (std::size_t j = 0; j < t.trees.size(); ++j)
-    for (std::size_t c = 0; c < t.parents[j].size(); ++c) {
-      const int p = t.parents[j][c];
-      if (p < 0)
-        continue; // the root
-      const int child = static_cast<int>(c);
-      for (int up = 0; up < 2; ++up) { // routes[j][c][0]: the child's send up, [1]: the parent's send down
-        const CommWorld::Route* route = t.routes[j][c][static_cast<std::size_t>(up == 0 ? 0 : 1)];
-        const int sender = up == 0 ? child : p, receiver = up == 0 ? p : child;
-        for (std::size_t k = 0; k < route->shared_ids.size(); ++k) {
-          const std::uint32_t id = route->shared_ids[k];
-          if (id >= links.size())
-            links.resize(id + 1);
-          Crossing& l = links[id];
-          l.capacity = route->shared_bandwidth[k];
-          l.senders.push_back(sender);
-          l.receivers.push_back(receiver);
-          l.fastest = std::max(l.fastest, route->bandwidth);
-          if (!l.seen) {
-            l.seen = true;
-            l.common = {child, p};
-            continue;
-          }
-          for (int& v : l.common)
-            if (v != child && v != p)
-              v = -1;
-        }
+  const std::vector<int>& parents = t.parents[0];
+  for (std::size_t c = 0; c < parents.size(); ++c) {
+    const int p = parents[c];
+    if (p < 0)
+      continue; // the root
+    const int child = static_cast<int>(c);
+    for (const bool up : {true, false}) { // routes[0][c]: the child's send up, then the parent's send down
+      const CommWorld::Route* route = t.routes[0][c][up ? 0 : 1];
+      for (std::size_t k = 0; k < route->shared_ids.size(); ++k) {
+        const std::uint32_t id = route->shared_ids[k];
+        if (id >= links.size())
+          links.resize(id + 1);
+        Crossing& l = links[id];
+        if (l.senders.empty())
+          l.common = {child, p};
+        for (int& v : l.common)
+          if (v != child && v != p)
+            v = -1;
+        l.senders.push_back(up ? child : p);
+        l.receivers.push_back(up ? p : child);
+        l.fastest = std::max(l.fastest, route->bandwidth);
+        l.capacity = route->shared_bandwidth[k];
       }
     }
+  }
   // A link crossed by edges without a common member is still never a bottleneck when it can carry every transfer
   // that may cross it at once at the rate that transfer gets alone (its route's narrowest bandwidth). In one tree a
   // member does one transfer at a time, so the transfers crossing a link at once have distinct senders and distinct
   // receivers: at most min(senders, receivers) of them, each at most `fastest`. Then max-min sharing gives every
   // transfer its rate alone (each is limited where it is alone: its narrowest link), as on private links.
   for (Crossing& l : links) {
-    if (!l.seen || l.common[0] >= 0 || l.common[1] >= 0)
-      continue; // one transfer at a time: every edge crossing it has a member in common
+    if (l.senders.empty() || l.common[0] >= 0 || l.common[1] >= 0)
+      continue; // no edge, or one transfer at a time: every edge crossing it has a member in common
     auto distinct = [](std::vector<int>& v) {
       std::sort(v.begin(), v.end());
       return static_cast<double>(std::unique(v.begin(), v.end()) - v.begin());
