@@ -248,6 +248,8 @@ public:
   static bool driven(const Group& group);
   /** The plan run() hands to Group::flow_call, for every member at once. */
   static void ring_plan(Group& group, std::uint64_t bytes, const NcclShape& shape);
+  /** ring_plan's run_flows calls, where the ring runs its flow form (driven but for member flows); none otherwise. */
+  static std::vector<std::vector<Flow>> ring_calls(Group& group, std::uint64_t bytes, const NcclShape& shape);
 
 private:
   NcclShapes shapes_;
@@ -265,6 +267,9 @@ public:
   static bool driven(const Group& group);
   /** The plan run() hands to Group::flow_call, for every member at once (tree_flow_plan over NCCL's two trees). */
   static void tree_plan(Group& group, std::uint64_t bytes, const NcclShape& shape);
+  std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
+  /** tree_plan's loads outside a solo world (tree_load_calls), where it is driven; none otherwise. */
+  static std::vector<std::vector<Flow>> load_calls(Group& group, std::uint64_t bytes, const NcclShape& shape);
 
 private:
   NcclShapes shapes_;
@@ -277,6 +282,8 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
+  /** The calls of the ring's or the trees' plan NCCL chooses for `bytes`, with its protocol's bytes on the wire. */
+  std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
 
 private:
   /** NCCL's choice for `bytes` and the bytes its protocol puts on the wire, after the protocol's base latency (slept by

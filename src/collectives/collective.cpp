@@ -1,6 +1,7 @@
 // The endpoints of a phase, their point-to-point transfers, and the algorithm factory.
 #include "collectives/collective.hpp"
 
+#include "analytical/fluid_network.hpp"
 #include "analytical/processor_sharing.hpp"
 
 #include "collectives/algorithm_table.hpp"
@@ -13,12 +14,14 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/NetZone.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
 #include <simgrid/simix.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <queue>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 #include <unordered_set>
@@ -241,24 +244,37 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
   const std::vector<std::vector<std::size_t>>& components = shape.components;
   std::vector<std::size_t> first; // per component: where its class's flows start in `posted`
   std::vector<Flow> posted;
-  choose_representatives(flows, shape, posted, first);
+  std::vector<const Route*> posted_routes;
+  std::vector<std::uint64_t> tags;
+  choose_representatives(flows, shape, posted, first, &posted_routes, mirror_ ? &tags : nullptr);
   for (const auto& f : flows)
     count(f);
-  const std::vector<sg4::CommPtr> comms = post(posted);
-  for (const auto& c : comms)
-    c->wait();
+  // Per posted flow its start and end: mirrored, computed (run_fluid: every lane's flows are all the network carries);
+  // solo, SimGrid's.
+  std::vector<double> starts, ends_of;
+  if (mirror_) {
+    starts.assign(posted.size(), sg4::Engine::get_clock());
+    ends_of = run_fluid(posted, posted_routes, tags);
+  } else {
+    const std::vector<sg4::CommPtr> comms = post(posted);
+    for (const auto& c : comms)
+      c->wait();
+    for (const auto& c : comms) {
+      starts.push_back(c->get_start_time());
+      ends_of.push_back(c->get_finish_time());
+    }
+  }
   if (!on_transfer_)
     return;
   const int channel = driver_channel();
   if (on_transfers_) { // every flow started with the others (post: one simcall)
-    const double start = comms.empty() ? sg4::Engine::get_clock() : comms.front()->get_start_time();
+    const double start = starts.empty() ? sg4::Engine::get_clock() : starts.front();
     std::vector<double> ends(flows.size());
     bool together = true;
     for (std::size_t c = 0; c < components.size(); ++c)
       for (std::size_t k = 0; k < components[c].size(); ++k) {
-        const sg4::CommPtr& comm = comms[first[c] + k];
-        together = together && comm->get_start_time() == start;
-        ends[components[c][k]] = comm->get_finish_time();
+        together = together && starts[first[c] + k] == start;
+        ends[components[c][k]] = ends_of[first[c] + k];
       }
     if (together) {
       on_transfers_({flows, start, ends, routes, link_flows(shape), channel});
@@ -268,22 +284,34 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
   for (std::size_t c = 0; c < components.size(); ++c)
     for (std::size_t k = 0; k < components[c].size(); ++k) {
       const Flow& f = flows[components[c][k]];
-      transferred(f.from, f.to, f.bytes, channel, comms[first[c] + k], routes[components[c][k]]);
+      reporting_ = routes[components[c][k]];
+      on_transfer_(f.from, f.to, f.bytes, starts[first[c] + k], ends_of[first[c] + k], channel);
+      reporting_ = nullptr;
     }
 }
 
 void CommWorld::choose_representatives(const std::vector<Flow>& flows, const PlanShape& shape,
-                                       std::vector<Flow>& posted, std::vector<std::size_t>& first)
+                                       std::vector<Flow>& posted, std::vector<std::size_t>& first,
+                                       std::vector<const Route*>* posted_routes,
+                                       std::vector<std::uint64_t>* posted_tags)
 {
   const auto& components = shape.components;
   first.assign(components.size(), 0);
+  auto take = [&](std::size_t i) {
+    posted.push_back(flows[i]);
+    if (posted_routes != nullptr)
+      posted_routes->push_back(shape.routes[i]);
+    if (posted_tags != nullptr) // the layout and the flow's place in it: its route, as run_fluid's tags need
+      posted_tags->push_back((std::uint64_t(mirror_->generation & 0xffff) << 48) |
+                             (std::uint64_t(shape.layout + 1) << 32) | std::uint64_t(i));
+  };
   if (mirror_) { // `shape`: the layout of `flows` (mirror_layout), its components those of the union
     for (std::size_t c = 0; c < components.size(); ++c) {
       const std::size_t r = mirror_->representative[c];
       if (r == c) {
         first[c] = posted.size();
         for (std::size_t i : components[c])
-          posted.push_back(flows[i]);
+          take(i);
         continue;
       }
       first[c] = first[r];
@@ -306,7 +334,7 @@ void CommWorld::choose_representatives(const std::vector<Flow>& flows, const Pla
     if (it == class_of.end()) {
       it = class_of.emplace(signature_, posted.size()).first;
       for (std::size_t i : components[c])
-        posted.push_back(flows[i]);
+        take(i);
     }
     first[c] = it->second;
   }
@@ -324,8 +352,10 @@ bool CommWorld::set_mirror(const std::vector<std::vector<Flow>>& calls)
     std::size_t l = 0;
     while (l < m->layouts.size() && !m->layouts[l]->has_ends(call))
       ++l;
-    if (l == m->layouts.size())
+    if (l == m->layouts.size()) {
       m->layouts.push_back(routed_shape(call)); // its components: the union's, below
+      m->layouts.back()->layout = l;
+    }
     layout_of.push_back(l);
   }
   // The union: every layout's flows one after the other (flow u of layout l at offset[l] + its index).
@@ -351,6 +381,7 @@ bool CommWorld::set_mirror(const std::vector<std::vector<Flow>>& calls)
       sign_sizes(calls[k], m->layouts[layout_of[k]]->components[c]);
     m->representative[c] = class_of.emplace(signature_, c).first->second;
   }
+  m->generation = ++mirror_generations_;
   mirror_ = std::move(m);
   return true;
 }
@@ -914,9 +945,10 @@ void CommWorld::load(const std::vector<Flow>& flows)
   if (mirror_ && !flows.empty()) { // one component per class, as run_flows (set_mirror was told of these flows)
     std::vector<std::size_t> first;
     std::vector<Flow> posted;
-    choose_representatives(flows, mirror_layout(flows), posted, first);
-    for (const auto& c : post(posted))
-      c->wait();
+    std::vector<const Route*> routes;
+    std::vector<std::uint64_t> tags;
+    choose_representatives(flows, mirror_layout(flows), posted, first, &routes, &tags);
+    run_fluid(posted, routes, tags);
     return;
   }
   for (const auto& c : post(flows))
@@ -958,6 +990,130 @@ void CommWorld::finish_own(const std::vector<Flow>& flows, const std::vector<sg4
   const int channel = driver_channel();
   for (std::size_t i = 0; i < flows.size(); ++i)
     transferred(flows[i].from, flows[i].to, flows[i].bytes, channel, comms[i]);
+}
+
+struct CommWorld::Fluid {
+  analytical::FluidNetwork net;
+  sg4::Host* host = nullptr; ///< where the timers run
+  std::string tag;
+  /** A driver waiting for its flows, asleep on its semaphore (no timeout) until they are all done. */
+  struct Waiter {
+    sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
+    const std::vector<std::size_t>* ids = nullptr;
+    bool asleep = false;
+  };
+  std::vector<Waiter*> waiters;
+  /** A daemon that sleeps until `at`, processes the events due then, and parks on `go` until armed again. Plain
+   *  sleeps and untimed semaphores: drivers that waited with a timeout instead (a condition variable's wait_until, a
+   *  semaphore's acquire_timeout) crashed inside SimGrid 3.32 in this use, where a waiter is woken at the very instant
+   *  its timeout ends (docs/performance.md). */
+  struct Timer {
+    sg4::SemaphorePtr go = sg4::Semaphore::create(0);
+    double at = 0;
+  };
+  std::vector<std::shared_ptr<Timer>> parked;
+  std::multiset<double> armed; ///< when the timers sleeping wake
+  std::size_t timers = 0;
+
+  /** Processes the events due at `now`, wakes the drivers whose flows are all done, and makes sure a timer wakes at
+   *  the next event. Simcalls last: other actors may run in between, and must see the network whole. */
+  void process(double now)
+  {
+    std::vector<Waiter*> done;
+    if (net.advance(now))
+      for (Waiter* w : waiters)
+        if (w->asleep && std::all_of(w->ids->begin(), w->ids->end(), [this](std::size_t id) { return net.done(id); })) {
+          w->asleep = false;
+          done.push_back(w);
+        }
+    const double next = net.next_event();
+    if (std::isfinite(next))
+      arm(next);
+    for (Waiter* w : done)
+      w->wake->release();
+  }
+
+  void arm(double at)
+  {
+    if (!armed.empty() && *armed.begin() <= at)
+      return; // a timer wakes no later, and arms the next
+    armed.insert(at);
+    std::shared_ptr<Timer> timer;
+    if (!parked.empty()) {
+      timer = parked.back();
+      parked.pop_back();
+    } else {
+      timer = std::make_shared<Timer>();
+      sg4::Actor::create(tag + "-fluid-timer" + std::to_string(timers++), host, [this, timer] {
+        for (;;) {
+          timer->go->acquire();
+          sg4::this_actor::sleep_until(timer->at);
+          armed.erase(armed.find(timer->at));
+          parked.push_back(timer);
+          process(sg4::Engine::get_clock());
+        }
+      })->daemonize();
+    }
+    timer->at = at;
+    timer->go->release();
+  }
+};
+
+std::vector<double> CommWorld::run_fluid(const std::vector<Flow>& flows, const std::vector<const Route*>& routes,
+                                         const std::vector<std::uint64_t>& tags)
+{
+  // Each lane's driver starts its flows in the shared network and sleeps until they are all done; a timer wakes at
+  // every event (a latency paid, a flow done), processes it, and wakes the drivers whose flows are done. SimGrid's
+  // actors run one at a time and switch only at simcalls, which come after every change here.
+  if (!fluid_) {
+    fluid_ = std::make_shared<Fluid>();
+    fluid_->host = hosts_.front();
+    fluid_->tag = tag_;
+  }
+  Fluid& fluid = *fluid_;
+  const StackProfile& stack = options_.stack;
+  const double now = sg4::Engine::get_clock();
+  std::vector<std::size_t> ids;
+  ids.reserve(flows.size());
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const Flow& f = flows[i];
+    const Route& r = *routes[i];
+    for (std::size_t k = 0; k < r.shared_ids.size(); ++k)
+      fluid.net.set_capacity(r.shared_ids[k], r.shared_bandwidth[k]);
+    // As SimGrid 3.32's CM02 (src/surf/network_cm02.cpp, communicate and comm_action_set_bounds): the latency times
+    // the latency factor of the message size, the sharing penalty the route's latency (1 where there is no wait),
+    // the bound its narrowest link, the progress the share times the bandwidth factor (install_factors).
+    const double message = f.message_bytes > 0 ? double(f.message_bytes) : double(f.bytes);
+    analytical::FluidNetwork::FlowSpec spec;
+    spec.links = r.shared_ids;
+    spec.latency_s = r.latency_s * factor_for(stack.latency_factor, message);
+    spec.penalty = spec.latency_s > 0 ? r.latency_s : 1.0;
+    spec.bound = std::isfinite(r.bandwidth) ? r.bandwidth : 0.0;
+    spec.work = double(f.bytes) / factor_for(stack.bandwidth_factor, message);
+    spec.tag = tags[i];
+    ids.push_back(fluid.net.start(now, std::move(spec)));
+  }
+  flows_computed_ += flows.size();
+  Fluid::Waiter self;
+  self.ids = &ids;
+  self.asleep = true;
+  fluid.waiters.push_back(&self);
+  fluid.process(now);
+  if (self.asleep) {
+    if (!std::isfinite(fluid.net.next_event()))
+      throw Error("internal: a mirrored flow never ends (CommWorld::run_fluid)");
+    self.wake->acquire();
+  } else {
+    self.wake->acquire(); // released by process() above: take it back
+  }
+  fluid.waiters.erase(std::find(fluid.waiters.begin(), fluid.waiters.end(), &self));
+  std::vector<double> ends;
+  ends.reserve(ids.size());
+  for (std::size_t id : ids) {
+    ends.push_back(fluid.net.end(id));
+    fluid.net.release(id);
+  }
+  return ends;
 }
 
 struct CommWorld::Helper {

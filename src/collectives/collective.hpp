@@ -206,6 +206,8 @@ public:
   std::uint64_t bytes_sent(int endpoint) const { return sent_[endpoint]; }
   /** Host-to-host transfers handed to SimGrid so far (the flow forms'; SimGrid 3.32 signals none of them). */
   std::uint64_t flows_posted() const { return flows_posted_; }
+  /** Flows a mirrored world ran in its own network instead of SimGrid (run_fluid) so far. */
+  std::uint64_t flows_computed() const { return flows_computed_; }
   std::uint64_t bytes_received(int endpoint) const { return received_[endpoint]; }
   std::uint64_t messages_sent(int endpoint) const { return messages_[endpoint]; }
 
@@ -278,6 +280,7 @@ private:
      *  routes, where their routes have one latency (CommWorld::shared_narrowest); 0 where not (empty: not computed). */
     mutable std::vector<double> incast;
     mutable LinkFlows links; ///< for TransferBatch (empty ids and offsets: not computed yet)
+    std::size_t layout = 0;  ///< set_mirror's layouts: its number
     /** True when `flows` are between `ends`, in order. */
     bool has_ends(const std::vector<Flow>& flows) const;
   };
@@ -320,6 +323,7 @@ private:
   struct Mirror {
     std::vector<std::unique_ptr<PlanShape>> layouts;
     std::vector<std::size_t> representative;
+    std::uint32_t generation = 0; ///< mirror_generations_ when made
   };
   std::unique_ptr<Mirror> mirror_;
   /** The mirror's layout of `flows` (the same endpoints in the same order); std::logic_error if none. */
@@ -327,11 +331,23 @@ private:
   /** The flows of `flows` SimGrid runs (`posted`) and, per component of `shape`, where its class's flows start in
    *  `posted`: one component per class of signatures (solo) or of set_mirror's classes (mirrored). */
   void choose_representatives(const std::vector<Flow>& flows, const PlanShape& shape, std::vector<Flow>& posted,
-                              std::vector<std::size_t>& first);
-  struct Helper; ///< fork_join's helper of one endpoint and key
+                              std::vector<std::size_t>& first, std::vector<const Route*>* posted_routes = nullptr,
+                              std::vector<std::uint64_t>* posted_tags = nullptr);
+  /** A mirrored world's network, computed instead of run in SimGrid (analytical::FluidNetwork, as SimGrid's model
+   *  runs flows): every lane's flows are all it carries (set_mirror), so no SimGrid activity shares its links. */
+  struct Fluid;
+  std::shared_ptr<Fluid> fluid_;
+  /** Runs `flows` (routes: theirs; tags: analytical::FluidNetwork::FlowSpec::tag, the mirror's layout and place of
+   *  each) in fluid_ from now, with every other lane's flows in flight, and returns when the last has ended; returns
+   *  each one's end (absolute). */
+  std::vector<double> run_fluid(const std::vector<Flow>& flows, const std::vector<const Route*>& routes,
+                                const std::vector<std::uint64_t>& tags);
+  std::uint32_t mirror_generations_ = 0; ///< set_mirror calls that mirrored (tags of one never meet another's)
+  struct Helper;                         ///< fork_join's helper of one endpoint and key
   std::unordered_map<std::uint64_t, std::shared_ptr<Helper>> helpers_;
   std::set<AlgorithmId> exact_forms_;
   std::uint64_t flows_posted_ = 0;
+  std::uint64_t flows_computed_ = 0;
   mutable std::unordered_map<std::uint64_t, Route> routes_; ///< (from << 32 | to) -> route (cached_route)
   simgrid::s4u::Mailbox* mailbox(int src, int dst, int channel);
   simgrid::s4u::CommPtr post_send(int self, int to, std::uint64_t bytes, bool overhead, int channel);

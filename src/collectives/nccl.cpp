@@ -137,10 +137,15 @@ void NcclRing::ring_plan(Group& g, std::uint64_t bytes, const NcclShape& shape)
 
 std::vector<std::vector<Flow>> NcclRing::flow_calls(Group& g, std::uint64_t bytes) const
 {
+  return ring_calls(g, bytes, shapes_.of(g));
+}
+
+std::vector<std::vector<Flow>> NcclRing::ring_calls(Group& g, std::uint64_t bytes, const NcclShape& shape)
+{
   if (g.size() <= 1 || !g.use_flow(AlgorithmId::Ring)) // driven() but for member_flows, which a mirror turns off
     return {};
   std::vector<int> endpoints;
-  for (int member : shapes_.of(g).ring)
+  for (int member : shape.ring)
     endpoints.push_back(g.endpoint(member));
   return RingAllreduce::slice_calls(g, endpoints, bytes); // ring_plan's slices
 }
@@ -167,12 +172,31 @@ bool NcclTree::driven(const Group& g)
   return g.size() > 1 && g.use_flow(AlgorithmId::NcclTree);
 }
 
-void NcclTree::tree_plan(Group& g, std::uint64_t bytes, const NcclShape& shape)
+namespace {
+TreeFlows& nccl_tree_flows(Group& g, const NcclShape& shape)
 {
-  TreeFlows& t = g.cached_object<TreeFlows>(kNcclTreeFlowsKey, [&] {
+  return g.cached_object<TreeFlows>(kNcclTreeFlowsKey, [&] {
     return tree_flows_of(g, {shape.trees[0], shape.trees[1]});
   });
-  tree_flow_plan(g, t, {chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)}, AlgorithmId::NcclTree);
+}
+} // namespace
+
+void NcclTree::tree_plan(Group& g, std::uint64_t bytes, const NcclShape& shape)
+{
+  tree_flow_plan(g, nccl_tree_flows(g, shape), {chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)},
+                 AlgorithmId::NcclTree);
+}
+
+std::vector<std::vector<Flow>> NcclTree::load_calls(Group& g, std::uint64_t bytes, const NcclShape& shape)
+{
+  if (!driven(g) || g.world().solo()) // tree_flow_plan posts its loads outside a solo world only
+    return {};
+  return tree_load_calls(g, nccl_tree_flows(g, shape), {chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)});
+}
+
+std::vector<std::vector<Flow>> NcclTree::flow_calls(Group& g, std::uint64_t bytes) const
+{
+  return load_calls(g, bytes, shapes_.of(g));
 }
 
 bool NcclTree::drivable(Group& g, std::uint64_t /*bytes*/) const
@@ -224,6 +248,16 @@ bool Nccl::drivable(Group& g, std::uint64_t bytes) const
   if (g.size() <= 1)
     return false;
   return nccl_choose(shapes_.of(g).topology, bytes).algo == NcclAlgo::Ring ? NcclRing::driven(g) : NcclTree::driven(g);
+}
+
+std::vector<std::vector<Flow>> Nccl::flow_calls(Group& g, std::uint64_t bytes) const
+{
+  if (g.size() <= 1)
+    return {};
+  const NcclShape& shape = shapes_.of(g);
+  const NcclChoice choice = nccl_choose(shape.topology, bytes); // as enter(), without its sleep
+  const std::uint64_t wire = nccl_wire_bytes(bytes, nccl_efficiency(shape.topology, choice.algo, choice.proto));
+  return choice.algo == NcclAlgo::Ring ? NcclRing::ring_calls(g, wire, shape) : NcclTree::load_calls(g, wire, shape);
 }
 
 Nccl::Call Nccl::enter(const NcclShape& shape, std::uint64_t bytes)

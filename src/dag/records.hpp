@@ -49,6 +49,9 @@ struct PhaseResult {
   unsigned iterations_simulated = 0;
   std::uint64_t activities = 0; ///< SimGrid activities the phase completed (transfers, executions, sleeps)
   std::uint64_t flows = 0;      ///< of those, the host-to-host flows the flow forms handed SimGrid
+  /// Flows of the flow forms that ddlsim's own network ran instead of SimGrid (mirrored lanes: CommWorld::run_fluid);
+  /// not among the activities.
+  std::uint64_t computed = 0;
   /** Algorithms (by name) whose flow form --fidelity auto ran because it equals their message level on the
    *  phase's routes (FlowForm::WhenExact), in name order. */
   std::vector<std::string> exact_flow_forms;

@@ -183,6 +183,7 @@ struct Phase::Impl {
       replicate(barrier_end_ - start_);
     result_.links = links_.usage(start_);
     result_.flows = world_.flows_posted();
+    result_.computed = world_.flows_computed();
     result_.activities = result_.flows; // the rest: SimGrid's signals (simulation.cpp)
     for (collectives::AlgorithmId id : world_.exact_forms())
       result_.exact_flow_forms.emplace_back(collectives::entry(id).name);

@@ -1427,6 +1427,7 @@ struct LanesRun {
   std::vector<Reported> reported;
   std::vector<double> returned_s;
   std::uint64_t posted = 0;
+  std::uint64_t computed = 0; ///< flows the mirrored world's own network ran (CommWorld::flows_computed)
   std::size_t classes = 0;
 };
 LanesRun run_lanes(const std::vector<sg4::Host*>& hosts, bool mirrored,
@@ -1464,6 +1465,7 @@ LanesRun run_lanes(const std::vector<sg4::Host*>& hosts, bool mirrored,
     return std::tie(a.from, a.to, a.start_s, a.bytes) < std::tie(b.from, b.to, b.start_s, b.bytes);
   });
   out.posted = world.flows_posted();
+  out.computed = world.flows_computed();
   return out;
 }
 
@@ -1471,13 +1473,14 @@ LanesRun run_lanes(const std::vector<sg4::Host*>& hosts, bool mirrored,
  *  then mirrored (CommWorld::set_mirror of every plan); checks that both report every transfer, and return from every
  *  call, at the same times (to 1e-9). */
 std::pair<LanesRun, LanesRun>
-simulated_and_mirrored(const std::vector<std::vector<std::vector<collectives::Flow>>>& lanes)
+simulated_and_mirrored(const std::vector<std::vector<std::vector<collectives::Flow>>>& lanes,
+                       const std::string& platform = test::write_nvlink_ib_platform(), std::size_t gpus = 8)
 {
-  test::ProbeEngine engine(test::write_nvlink_ib_platform());
+  test::ProbeEngine engine(platform);
   std::vector<sg4::Host*> hosts;
   for (const auto& name : engine.gpu_hosts())
     hosts.push_back(sg4::Host::by_name(name));
-  REQUIRE(hosts.size() == 8);
+  REQUIRE(hosts.size() == gpus);
   LanesRun simulated, mirrored;
   sg4::Actor::create("controller", hosts[0], [&] {
     simulated = run_lanes(hosts, false, lanes, 2e-6, "s");
@@ -1521,7 +1524,8 @@ TEST_CASE("mirrored lanes: two drivers' overlapping ring plans, one component pe
   CHECK(simulated.returned_s[0] > 2e-6);
   CHECK(mirrored.classes == 5);
   CHECK(simulated.posted == 4 * 8);
-  CHECK(mirrored.posted == 4 * 5);
+  CHECK(mirrored.posted == 0); // computed: one component per class (CommWorld::run_fluid)
+  CHECK(mirrored.computed == 4 * 5);
 }
 
 TEST_CASE("mirrored lanes over calls between other endpoints: one component per class of every layout's flows "
@@ -1546,7 +1550,27 @@ TEST_CASE("mirrored lanes over calls between other endpoints: one component per 
   CHECK(simulated.returned_s[0] > 2e-6);
   CHECK(mirrored.classes == 3);
   CHECK(simulated.posted == 2 * (6 + 2 + 6));
-  CHECK(mirrored.posted == 2 * (2 + 1 + 2)); // A: one flow per class; B and E: one of their component
+  CHECK(mirrored.posted == 0);
+  CHECK(mirrored.computed == 2 * (2 + 1 + 2)); // A: one flow per class; B and E: one of their component
+}
+
+TEST_CASE("mirrored lanes: a flow bound by a fat pipe on its route leaves the rest of a shared link to the others")
+{
+  // A star of 3 GPUs, GPU 0's own link a FATPIPE of 2e8 B/s (it limits each flow alone), the others split-duplex links
+  // of 1e9. Lane 0 sends 0 -> 1, lane 1 (2 us later) 2 -> 1: both cross GPU 1's link down, where max-min gives the
+  // first its bound, 2e8, and the second the 8e8 left (not 5e8 each). As SimGrid gives them, to 1e-9.
+  test::StarSpec spec;
+  spec.hosts = 3;
+  spec.fatpipe_hosts = {0};
+  spec.host_bytes_per_s = {{0, 2e8}};
+  using F = collectives::Flow;
+  const std::vector<std::vector<std::vector<F>>> lanes{{{{0, 1, 1000000}}}, {{{2, 1, 1000000}}}};
+  const auto [simulated, mirrored] = simulated_and_mirrored(lanes, test::write_star_platform(spec), 3);
+  CHECK(mirrored.posted == 0);
+  CHECK(mirrored.computed == 2);
+  // 2 -> 1 from 2 us + 2 us of latency at 8e8 while 0 -> 1 runs: 1e6 B take 1.25 ms, ending at 1.254 ms.
+  REQUIRE(mirrored.returned_s.size() == 2);
+  CHECK(mirrored.returned_s[1] == Approx(4e-6 + 1e6 / 8e8).epsilon(1e-9));
 }
 
 TEST_CASE("mirrored lanes refuse plans they were not told of (other sizes, other endpoints) and empty calls")

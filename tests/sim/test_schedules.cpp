@@ -171,46 +171,51 @@ TEST_CASE("schedules by hand: two communication streams run two aggregations at 
   CHECK(test::relative_error(s.iteration_time_s, 17.4 * ms) < 1e-9);
 }
 
-TEST_CASE("schedules by hand: two streams of the ring's flow form, mirrored lanes: one SimGrid flow per aggregation")
+TEST_CASE("schedules by hand: two streams of the ring's flow form, mirrored lanes: one computed flow per aggregation")
 {
   // The same at flow level: an aggregation is a sleep of alpha, then the two ranks' flows of M bytes each (0 -> 1,
   // 1 -> 0): A(1 MB) = 0.5 + 0.5 + 1 ms alone; L3's and L2's flows share both links: 0.5 + 0.5 + 2 ms = 3 ms, as the
   // message level's steps. The two flows of every aggregation of both lanes are alike (mirrored lanes,
-  // CommWorld::set_mirror): SimGrid runs one of them per aggregation (each lane's flows in every call: both).
+  // CommWorld::set_mirror): one of them per aggregation runs, in ddlsim's own network (CommWorld::run_fluid: the
+  // lanes' flows are all the network carries), none in SimGrid.
   const auto [out, s] = flow_streams();
   CHECK(test::relative_error(s.iteration_time_s, 17.4 * ms) < 1e-9);
-  CHECK(out.multi.flows == 4 * out.multi.iterations_simulated); // every flow in SimGrid: twice that
+  CHECK(out.multi.flows == 0); // computed (CommWorld::run_fluid); every flow in SimGrid: 8 per iteration
+  CHECK(out.multi.computed == 4 * out.multi.iterations_simulated);
 }
 
 TEST_CASE("schedules by hand: two streams through a size switch and a stack's call cost, still mirrored lanes")
 {
   // The same with every aggregation behind a size switch between two rings (the first takes every 1 MB tensor) and a
   // stack's per-call cost of 0.1 ms, slept before the plan: L3 and L2 11.1-14.1, L1 and L0 14.2-17.2, update
-  // 17.2-17.6. The wrappers pass the ring's calls on: still one SimGrid flow per aggregation.
+  // 17.2-17.6. The wrappers pass the ring's calls on: still one computed flow per aggregation.
   const auto [out, s] = flow_streams(collectives::parse_algorithm("ring<=2MB,ring"), 0.1 * ms);
   CHECK(test::relative_error(s.iteration_time_s, 17.6 * ms) < 1e-9);
-  CHECK(out.multi.flows == 4 * out.multi.iterations_simulated);
+  CHECK(out.multi.flows == 0);
+  CHECK(out.multi.computed == 4 * out.multi.iterations_simulated);
 }
 
 TEST_CASE("schedules by hand: two streams through a stack's rules by group size, still mirrored lanes")
 {
   // A stack's rules (RankSwitch): rd up to one rank, then a size switch between two rings for any group: the 2 ranks
-  // take the rings, and the times of the first case, 17.4 ms; one SimGrid flow per aggregation.
+  // take the rings, and the times of the first case, 17.4 ms; one computed flow per aggregation.
   const auto [out, s] = flow_streams(collectives::rank_rules({{1, "rd"}, {0, "ring<=2MB,ring"}}, "test rules"));
   CHECK(test::relative_error(s.iteration_time_s, 17.4 * ms) < 1e-9);
-  CHECK(out.multi.flows == 4 * out.multi.iterations_simulated);
+  CHECK(out.multi.flows == 0);
+  CHECK(out.multi.computed == 4 * out.multi.iterations_simulated);
 }
 
 TEST_CASE("two streams of hier's flow form over two nodes of four GPUs: mirrored lanes, a flow per class")
 {
   // hier over the ring on test::write_nvlink_ib_platform (every link split-duplex): an aggregation's gather is six
   // flows, each alone on its NVLink (one class), the leaders' ring two flows over the nodes' EDR links, one each way
-  // (one class), the scatter six flows like the gather's: 14 flows, of which SimGrid runs 3 with mirrored lanes (hier
+  // (one class), the scatter six flows like the gather's: 14 flows, of which 3 run with mirrored lanes (hier
   // passes on its calls and its leaders', Hierarchical::flow_calls). Equal reports: golden test "one actor per
   // communication stream equals one per rank (streams-hier)".
   const auto [out, s] = flow_streams(collectives::parse_algorithm("hier"), 0, test::write_nvlink_ib_platform());
   CHECK(out.dag.aggregations() == 4);
-  CHECK(out.multi.flows == 4 * 3 * out.multi.iterations_simulated);
+  CHECK(out.multi.flows == 0);
+  CHECK(out.multi.computed == 4 * 3 * out.multi.iterations_simulated);
 }
 
 TEST_CASE("schedules by hand: per-layer updates let the next forward of a layer wait only for its update")

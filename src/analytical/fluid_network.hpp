@@ -1,0 +1,91 @@
+// Flows over shared links, computed as SimGrid 3.32's CM02 network model runs them, event by event.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace ddlsim::analytical {
+
+/** @brief Transfers that come and go over links they share, as SimGrid 3.32's CM02 model runs them
+ *  (src/surf/network_cm02.cpp, src/kernel/lmm/maxmin.cpp at v3.32), but computed here instead of handed to SimGrid:
+ *  a flow first waits its latency, taking no bandwidth; then every flow past its latency gets a share of each link
+ *  it crosses by weighted max-min fairness (SimGrid's "sharing penalty": a flow of penalty p gets level / p, where
+ *  the level rises for all flows alike until a link is full or a flow reaches its own bound), recomputed whenever a
+ *  flow starts sharing or ends. A flow ends when its share, integrated over time, reaches its work. Events closer
+ *  than kSimultaneous seconds after the first are taken with it, as SimGrid's action heap does (surf/precision).
+ *  Pure arithmetic: no SimGrid (collectives::CommWorld drives it from SimGrid's clock). */
+class FluidNetwork {
+public:
+  /** SimGrid's default surf/precision (seconds): events this close after one are processed with it. */
+  static constexpr double kSimultaneous = 1e-9;
+
+  struct FlowSpec {
+    std::vector<std::uint32_t> links; ///< the shared links it crosses (ids given to set_capacity)
+    double latency_s = 0;             ///< how long it waits before it shares (route latency x latency factor)
+    double penalty = 1;               ///< sharing penalty, > 0 (SimGrid: the route's latency; 1 without a wait)
+    double bound = 0;                 ///< its own cap on its share, bytes/s (the route's narrowest link); <= 0: none
+    double work = 0;                  ///< share x seconds it needs (bytes / bandwidth factor)
+    /// Flows of one tag (not 0) have the same links, penalty and bound: the shares of a set of sharing flows that
+    /// are all tagged depend on their tags alone, and are computed once per set (a collective's plans recur).
+    std::uint64_t tag = 0;
+  };
+
+  /** Link `link` has `capacity` bytes/s (grows the table; a link keeps the capacity it was first given). */
+  void set_capacity(std::uint32_t link, double capacity);
+  /** Starts a flow at `now` (>= the time advanced to); returns its id. Rates are recomputed at the next advance(). */
+  std::size_t start(double now, FlowSpec spec);
+  /** The time of the next event (a flow past its latency, a flow done), +inf if none. */
+  double next_event();
+  /** Moves to time `t`, processing every event up to it in order. True when an event was processed. */
+  bool advance(double t);
+  bool done(std::size_t id) const { return flows_[id].state == State::Done; }
+  /** When flow `id` ended (done only). */
+  double end(std::size_t id) const { return flows_[id].end; }
+  /** Forgets a flow that is done: its id may be given to a later flow. */
+  void release(std::size_t id);
+  /** The current share of flow `id` (bytes/s of work; 0 while it waits its latency). */
+  double rate(std::size_t id) const { return flows_[id].rate; }
+  /** The hash solve() files a set of sorted tags under (FNV-1a; public for the test that makes two sets collide). */
+  static std::uint64_t hash_tags(const std::vector<std::uint64_t>& tags);
+  /** The time advanced to. */
+  double now() const { return now_; }
+  /** Flows started and not released. */
+  std::size_t flows() const { return flows_.size() - free_.size(); }
+
+private:
+  enum class State { Latency, Sharing, Done, Free };
+  struct Flow {
+    FlowSpec spec;
+    State state = State::Free;
+    double shares_at = 0; ///< when its latency ends
+    double left = 0;      ///< work left
+    double rate = 0;
+    double end = 0;
+  };
+  /** Moves every sharing flow's work to time t (no event in between). */
+  void progress(double t);
+  /** The shares of every sharing flow: weighted max-min by progressive filling (fill), or as computed before for
+   *  the same tags. */
+  void solve();
+  /** Progressive filling over `sharing` (ids), setting their rates. */
+  void fill(const std::vector<std::size_t>& sharing);
+  /** Shares computed before, by the sorted tags of the sharing flows. */
+  struct Solved {
+    std::vector<std::uint64_t> tags; ///< sorted
+    std::vector<double> rates;       ///< per entry of tags
+  };
+  std::unordered_map<std::uint64_t, std::vector<Solved>> solved_; ///< by a hash of the tags
+  std::size_t solved_count_ = 0;
+  static constexpr std::size_t kMaxSolved = 4096; ///< sets kept at most (then forgotten)
+
+  std::vector<Flow> flows_;
+  std::vector<std::size_t> free_;
+  std::vector<std::size_t> live_; ///< ids of flows waiting or sharing
+  std::vector<double> capacity_;  ///< per link id (0: not set)
+  double now_ = 0;
+  bool stale_ = false; ///< the shares need solving
+};
+
+} // namespace ddlsim::analytical

@@ -1,0 +1,209 @@
+// Unit tests: ddlsim's own network (analytical::FluidNetwork) on hand-worked flows, every time worked out by hand.
+#include "analytical/fluid_network.hpp"
+#include "common/error.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+using namespace ddlsim;
+using Net = analytical::FluidNetwork;
+
+namespace {
+
+Net::FlowSpec spec(std::vector<std::uint32_t> links, double work, double latency_s = 0, double penalty = 1,
+                   double bound = 0, std::uint64_t tag = 0)
+{
+  Net::FlowSpec s;
+  s.links = std::move(links);
+  s.work = work;
+  s.latency_s = latency_s;
+  s.penalty = penalty;
+  s.bound = bound;
+  s.tag = tag;
+  return s;
+}
+
+/** Advances `net` event by event until every flow of `ids` is done. */
+void run(Net& net, const std::vector<std::size_t>& ids)
+{
+  for (int guard = 0; guard < 1000; ++guard) {
+    bool all = true;
+    for (std::size_t id : ids)
+      all = all && net.done(id);
+    if (all)
+      return;
+    const double next = net.next_event();
+    REQUIRE(std::isfinite(next));
+    net.advance(next);
+  }
+  FAIL("the flows never ended");
+}
+
+} // namespace
+
+TEST_CASE("fluid network: one flow waits its latency, then takes the whole link")
+{
+  Net net;
+  net.set_capacity(0, 1e9);
+  const auto a = net.start(0, spec({0}, 1e6, 1e-6, 1e-6));
+  CHECK(net.next_event() == 1e-6); // its latency ends
+  run(net, {a});
+  CHECK(net.end(a) == Approx(1e-6 + 1e-3).epsilon(1e-14));
+}
+
+TEST_CASE("fluid network: a flow that starts later shares the link, then the first's end gives the second all of it")
+{
+  // A alone for 0.5 ms (5e5 B of 1e6), then A and B at 5e8 B/s each: A's 5e5 B left take 1 ms (ends 1.5 ms), when B
+  // has 5e5 B; alone again at 1e9, B ends 0.5 ms later, at 2 ms.
+  Net net;
+  net.set_capacity(0, 1e9);
+  const auto a = net.start(0, spec({0}, 1e6));
+  net.advance(0.5e-3);
+  const auto b = net.start(0.5e-3, spec({0}, 1e6));
+  run(net, {a, b});
+  CHECK(net.end(a) == Approx(1.5e-3).epsilon(1e-14));
+  CHECK(net.end(b) == Approx(2e-3).epsilon(1e-14));
+}
+
+TEST_CASE("fluid network: a flow in its latency takes no bandwidth")
+{
+  // A shares from 0; B waits 1 ms first: A has the link alone and ends at 1 ms; B then sends 1e6 B alone: 2 ms.
+  Net net;
+  net.set_capacity(0, 1e9);
+  const auto a = net.start(0, spec({0}, 1e6));
+  const auto b = net.start(0, spec({0}, 1e6, 1e-3, 1e-3));
+  net.advance(0.5e-3);
+  CHECK(net.rate(a) == Approx(1e9).epsilon(1e-15));
+  CHECK(net.rate(b) == 0);
+  run(net, {a, b});
+  CHECK(net.end(a) == Approx(1e-3).epsilon(1e-14));
+  CHECK(net.end(b) == Approx(2e-3).epsilon(1e-14));
+}
+
+TEST_CASE("fluid network: the sharing penalty weighs the shares (SimGrid's RTT unfairness), a bound caps one")
+{
+  // Penalties 1 and 3 on one link of 1.2e9: shares in the ratio 1/1 : 1/3, 9e8 and 3e8.
+  Net net;
+  net.set_capacity(0, 1.2e9);
+  const auto a = net.start(0, spec({0}, 1e9, 0, 1));
+  const auto b = net.start(0, spec({0}, 1e9, 0, 3));
+  net.advance(0);
+  net.next_event();
+  CHECK(net.rate(a) == Approx(9e8).epsilon(1e-14));
+  CHECK(net.rate(b) == Approx(3e8).epsilon(1e-14));
+  // A third flow bound at 1e8 (its route's narrowest link elsewhere): it takes 1e8, the others share 1.1e9 as 3 : 1.
+  const auto c = net.start(0, spec({0}, 1e9, 0, 1, 1e8));
+  net.advance(0); // its latency (none) paid: it shares
+  net.next_event();
+  CHECK(net.rate(c) == Approx(1e8).epsilon(1e-14));
+  CHECK(net.rate(a) == Approx(8.25e8).epsilon(1e-14));
+  CHECK(net.rate(b) == Approx(2.75e8).epsilon(1e-14));
+}
+
+TEST_CASE("fluid network: max-min over two links, the bottleneck first")
+{
+  // Link 0 (1e9) carries a and b, link 1 (2e9) carries b and c: link 0 fills first at 5e8 each; c takes the 1.5e9 left
+  // on link 1. a and b end at 2 ms (1e6 B at 5e8); c has 3e6 B done by then and 1e6 B left, now at 2e9: 2.5 ms.
+  Net net;
+  net.set_capacity(0, 1e9);
+  net.set_capacity(1, 2e9);
+  const auto a = net.start(0, spec({0}, 1e6));
+  const auto b = net.start(0, spec({0, 1}, 1e6));
+  const auto c = net.start(0, spec({1}, 4e6));
+  net.advance(0); // their latencies (none) paid: they share
+  net.next_event();
+  CHECK(net.rate(a) == Approx(5e8).epsilon(1e-14));
+  CHECK(net.rate(b) == Approx(5e8).epsilon(1e-14));
+  CHECK(net.rate(c) == Approx(1.5e9).epsilon(1e-14));
+  run(net, {a, b, c});
+  CHECK(net.end(a) == Approx(2e-3).epsilon(1e-14));
+  CHECK(net.end(b) == Approx(2e-3).epsilon(1e-14));
+  CHECK(net.end(c) == Approx(2.5e-3).epsilon(1e-14));
+}
+
+TEST_CASE("fluid network: events within a nanosecond of one are taken with it, as SimGrid's action heap does")
+{
+  // Alone on their links, a ends at 1 ms and b 0.5 ns later: both end at 1 ms; c, 2 ns later, at its own time.
+  Net net;
+  for (std::uint32_t l = 0; l < 3; ++l)
+    net.set_capacity(l, 1e9);
+  const auto a = net.start(0, spec({0}, 1e6));
+  const auto b = net.start(0, spec({1}, 1e6 + 0.5));
+  const auto c = net.start(0, spec({2}, 1e6 + 2));
+  run(net, {a, b, c});
+  CHECK(net.end(a) == Approx(1e-3).epsilon(1e-15));
+  CHECK(net.end(b) == net.end(a));
+  CHECK(net.end(c) == Approx(1e-3 + 2e-9).epsilon(1e-15));
+}
+
+TEST_CASE("fluid network: shares computed once per set of tags, and not taken for another set of the same size")
+{
+  // Round 1: tags 1 and 2 both on link 0: 5e8 each. Round 2: tags 1 and 3, 3 alone on link 1: 1e9 each (a cache keyed
+  // by anything less than the tags themselves would hand round 1's shares). Round 3: tags 1 and 2 again: 5e8 each.
+  Net net;
+  net.set_capacity(0, 1e9);
+  net.set_capacity(1, 1e9);
+  auto round = [&](std::uint64_t tag, std::uint32_t link) {
+    const double t = net.now();
+    const auto a = net.start(t, spec({0}, 1e6, 0, 1, 0, 1));
+    const auto b = net.start(t, spec({link}, 1e6, 0, 1, 0, tag));
+    net.advance(t); // past the latency (none): sharing
+    net.next_event();
+    const std::vector<double> rates{net.rate(a), net.rate(b)};
+    run(net, {a, b});
+    net.release(a);
+    net.release(b);
+    return rates;
+  };
+  const auto first = round(2, 0);
+  CHECK(first[0] == Approx(5e8).epsilon(1e-15));
+  CHECK(first[1] == Approx(5e8).epsilon(1e-15));
+  const auto second = round(3, 1);
+  CHECK(second[0] == Approx(1e9).epsilon(1e-15));
+  CHECK(second[1] == Approx(1e9).epsilon(1e-15));
+  CHECK(round(2, 0) == first);
+  CHECK(net.flows() == 0);
+}
+
+TEST_CASE("fluid network: two sets of tags filed under one hash keep their own shares")
+{
+  // Tags {1, 2} (both on link 0: 5e8 each) and {3, t} with t chosen so that FNV-1a over them gives the same hash;
+  // t's flow alone on link 1: 1e9 each. Only the entries' own tags tell the sets apart.
+  const std::uint64_t prime = 1099511628211ULL, basis = 1469598103934665603ULL;
+  const std::uint64_t t = ((basis ^ 1) * prime) ^ 2 ^ ((basis ^ 3) * prime);
+  REQUIRE(t > 3); // sorted after 3
+  REQUIRE(Net::hash_tags({1, 2}) == Net::hash_tags({3, t}));
+  Net net;
+  net.set_capacity(0, 1e9);
+  net.set_capacity(1, 1e9);
+  const auto a = net.start(0, spec({0}, 1e6, 0, 1, 0, 1));
+  const auto b = net.start(0, spec({0}, 1e6, 0, 1, 0, 2));
+  net.advance(0);
+  net.next_event();
+  CHECK(net.rate(a) == Approx(5e8).epsilon(1e-15));
+  run(net, {a, b});
+  const double t0 = net.now();
+  const auto c = net.start(t0, spec({0}, 1e6, 0, 1, 0, 3));
+  const auto d = net.start(t0, spec({1}, 1e6, 0, 1, 0, t));
+  net.advance(t0);
+  net.next_event();
+  CHECK(net.rate(c) == Approx(1e9).epsilon(1e-15));
+  CHECK(net.rate(d) == Approx(1e9).epsilon(1e-15));
+}
+
+TEST_CASE("fluid network: bad input is an internal error, not a wrong time")
+{
+  Net net;
+  CHECK_THROWS_WITH(net.set_capacity(0, 0), Catch::Contains("capacities > 0"));
+  net.set_capacity(0, 1e9);
+  CHECK_THROWS_WITH(net.start(0, spec({1}, 1e6)), Catch::Contains("link without a capacity"));
+  CHECK_THROWS_WITH(net.start(0, spec({0}, 1e6, 0, 0)), Catch::Contains("penalty > 0"));
+  const auto a = net.start(0, spec({0}, 1e6));
+  CHECK_THROWS_WITH(net.release(a), Catch::Contains("not done"));
+  net.advance(1);
+  CHECK(net.done(a));
+  CHECK_THROWS_WITH(net.start(0.5, spec({0}, 1e6)), Catch::Contains("now >= the time advanced to"));
+}
