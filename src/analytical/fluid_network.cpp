@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
-#include <queue>
 #include <tuple>
 
 namespace ddlsim::analytical {
@@ -20,7 +20,7 @@ void FluidNetwork::set_capacity(std::uint32_t link, double capacity)
     capacity_[link] = capacity;
 }
 
-std::size_t FluidNetwork::start(double now, FlowSpec spec)
+std::size_t FluidNetwork::start(double now, const FlowSpec& spec)
 {
   if (now < now_ || !(spec.penalty > 0) || !(spec.work >= 0) || !(spec.latency_s >= 0))
     throw Error("internal: FluidNetwork::start needs now >= the time advanced to, a penalty > 0, work >= 0 and a "
@@ -37,10 +37,13 @@ std::size_t FluidNetwork::start(double now, FlowSpec spec)
     flows_.emplace_back();
   }
   Flow& f = flows_[id];
-  f.spec = std::move(spec);
+  f.links.assign(spec.links.begin(), spec.links.end());
+  f.penalty = spec.penalty;
+  f.bound = spec.bound;
+  f.tag = spec.tag;
   f.state = State::Latency;
-  f.shares_at = now + f.spec.latency_s;
-  f.left = f.spec.work;
+  f.shares_at = now + spec.latency_s;
+  f.left = spec.work;
   f.rate = 0;
   f.end = 0;
   live_.push_back(id);
@@ -53,7 +56,6 @@ void FluidNetwork::release(std::size_t id)
   if (id >= flows_.size() || flows_[id].state != State::Done)
     throw Error("internal: FluidNetwork::release of a flow that is not done");
   flows_[id].state = State::Free;
-  flows_[id].spec.links.clear();
   free_.push_back(id);
 }
 
@@ -98,7 +100,7 @@ bool FluidNetwork::advance(double t)
       if (f.state == State::Latency && f.shares_at <= until) {
         f.state = State::Sharing;
         f.rate = 0;
-        if (f.left <= 0 || (f.spec.links.empty() && !(f.spec.bound > 0))) { // nothing to share, or nothing limits it
+        if (f.left <= 0 || (f.links.empty() && !(f.bound > 0))) { // nothing to share, or nothing limits it
           f.state = State::Done;
           f.end = e;
         }
@@ -127,18 +129,18 @@ void FluidNetwork::solve()
   for (std::size_t id : live_)
     if (flows_[id].state == State::Sharing) {
       sharing.push_back(id);
-      tagged = tagged && flows_[id].spec.tag != 0;
+      tagged = tagged && flows_[id].tag != 0;
     }
   if (!tagged || sharing.empty()) {
     fill(sharing);
     return;
   }
   std::stable_sort(sharing.begin(), sharing.end(),
-                   [this](std::size_t a, std::size_t b) { return flows_[a].spec.tag < flows_[b].spec.tag; });
+                   [this](std::size_t a, std::size_t b) { return flows_[a].tag < flows_[b].tag; });
   std::vector<std::uint64_t> tags;
   tags.reserve(sharing.size());
   for (std::size_t id : sharing)
-    tags.push_back(flows_[id].spec.tag);
+    tags.push_back(flows_[id].tag);
   const std::uint64_t hash = hash_tags(tags);
   for (const Solved& s : solved_[hash]) {
     if (s.tags != tags) // another set whose hash is the same
@@ -176,70 +178,98 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
   // sum of its unfixed flows' 1 / penalty) and every flow's own bound (bound x penalty) fixes the flows it limits; the
   // links they cross lose their shares. Levels only rise, so a heap of current levels, stale entries skipped, visits
   // each flow and link a bounded number of times. SimGrid's lmm computes the same allocation (the unique weighted
-  // max-min one) by other steps; the two agree to rounding.
-  struct Link {
-    double left = 0;
-    double weights = 0; ///< sum of 1 / penalty over its unfixed flows
-    std::size_t unfixed = 0;
-    std::uint32_t version = 0;
-    std::vector<std::size_t> flows;
-  };
-  std::vector<Link> links;
-  std::vector<std::size_t> index(capacity_.size(), std::numeric_limits<std::size_t>::max());
-  for (std::size_t id : sharing) {
+  // max-min one) by other steps; the two agree to rounding. Scratch arrays are kept between calls (no allocation).
+  if (++stamp_ == 0) {
+    std::fill(link_stamp_.begin(), link_stamp_.end(), 0);
+    stamp_ = 1;
+  }
+  link_stamp_.resize(capacity_.size(), 0);
+  link_slot_.resize(capacity_.size(), 0);
+  fixed_.resize(flows_.size(), 0);
+  links_.clear();
+  for (std::size_t id : sharing) { // the links the sharing flows cross, each with its count of them
     Flow& f = flows_[id];
     f.rate = std::numeric_limits<double>::infinity();
-    for (std::uint32_t l : f.spec.links) {
-      if (index[l] == std::numeric_limits<std::size_t>::max()) {
-        index[l] = links.size();
-        links.emplace_back();
-        links.back().left = capacity_[l];
+    for (std::uint32_t l : f.links) {
+      if (link_stamp_[l] != stamp_) {
+        link_stamp_[l] = stamp_;
+        link_slot_[l] = static_cast<std::uint32_t>(links_.size());
+        links_.push_back({capacity_[l], 0.0, 0, 0, 0, 0, 0});
       }
-      Link& k = links[index[l]];
-      k.weights += 1.0 / f.spec.penalty;
+      FillLink& k = links_[link_slot_[l]];
+      k.weights += 1.0 / f.penalty;
       ++k.unfixed;
-      k.flows.push_back(id);
     }
   }
-  using Entry = std::tuple<double, int, std::size_t, std::uint32_t>; // level, 0 link / 1 flow, index, version
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
-  for (std::size_t k = 0; k < links.size(); ++k)
-    heap.emplace(links[k].left / links[k].weights, 0, k, 0);
+  std::uint32_t at = 0; // each link's flows, one after the other (link_flows_)
+  for (FillLink& k : links_) {
+    k.first = at;
+    at += k.unfixed;
+    k.filled = k.first;
+  }
+  link_flows_.resize(at);
   for (std::size_t id : sharing)
-    if (flows_[id].spec.bound > 0)
-      heap.emplace(flows_[id].spec.bound * flows_[id].spec.penalty, 1, id, 0);
-  std::vector<char> fixed(flows_.size(), 0);
-  auto fix = [&](std::size_t id, double level) {
+    for (std::uint32_t l : flows_[id].links)
+      link_flows_[links_[link_slot_[l]].filled++] = id;
+  heap_.clear();
+  auto push = [this](const Entry& e) {
+    heap_.push_back(e);
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+  };
+  for (std::size_t k = 0; k < links_.size(); ++k)
+    push(Entry{links_[k].left / links_[k].weights, 0, k, 0});
+  for (std::size_t id : sharing)
+    if (flows_[id].bound > 0)
+      push(Entry{flows_[id].bound * flows_[id].penalty, 1, id, 0});
+  touched_.clear();
+  auto fix = [&](std::size_t id, double level) { // the links it crosses get a new level once the batch is fixed
     Flow& f = flows_[id];
-    fixed[id] = 1;
-    f.rate = level / f.spec.penalty;
-    for (std::uint32_t l : f.spec.links) {
-      const std::size_t k = index[l];
-      Link& link = links[k];
+    fixed_[id] = 1;
+    f.rate = level / f.penalty;
+    for (std::uint32_t l : f.links) {
+      FillLink& link = links_[link_slot_[l]];
       link.left -= f.rate;
-      link.weights -= 1.0 / f.spec.penalty;
-      if (--link.unfixed > 0)
-        heap.emplace(std::max(link.left, 0.0) / std::max(link.weights, std::numeric_limits<double>::min()), 0, k,
-                     ++link.version);
+      link.weights -= 1.0 / f.penalty;
+      --link.unfixed;
+      touched_.push_back(link_slot_[l]);
     }
   };
-  while (!heap.empty()) {
-    const auto [level, kind, which, version] = heap.top();
-    heap.pop();
-    const double at = std::max(level, 0.0); // rounding may leave a link a hair below zero
-    if (kind == 1) {
-      if (!fixed[which])
-        fix(which, at);
+  std::uint32_t batch = 0;
+  auto renew = [&] { // one entry per link the batch changed, at its new level
+    ++batch;
+    for (std::uint32_t k : touched_) {
+      FillLink& link = links_[k];
+      if (link.unfixed == 0 || link.renewed == batch)
+        continue;
+      link.renewed = batch;
+      push(Entry{std::max(link.left, 0.0) / std::max(link.weights, std::numeric_limits<double>::min()), 0, k,
+                 ++link.version});
+    }
+    touched_.clear();
+  };
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+    const Entry e = heap_.back();
+    heap_.pop_back();
+    const double level = std::max(std::get<0>(e), 0.0); // rounding may leave a link a hair below zero
+    const std::size_t which = std::get<2>(e);
+    if (std::get<1>(e) == 1) {
+      if (!fixed_[which]) {
+        fix(which, level);
+        renew();
+      }
       continue;
     }
-    Link& link = links[which];
-    if (version != link.version || link.unfixed == 0)
+    const FillLink& link = links_[which];
+    if (std::get<3>(e) != link.version || link.unfixed == 0)
       continue;
-    const std::vector<std::size_t> through = link.flows; // fix() changes the link's count, not its list
-    for (std::size_t id : through)
-      if (!fixed[id])
-        fix(id, at);
+    for (std::uint32_t k = link.first; k < link.filled; ++k)
+      if (!fixed_[link_flows_[k]])
+        fix(link_flows_[k], level);
+    renew();
   }
+  for (std::size_t id : sharing)
+    fixed_[id] = 0;
 }
 
 } // namespace ddlsim::analytical

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -21,12 +22,25 @@ public:
   /** SimGrid's default surf/precision (seconds): events this close after one are processed with it. */
   static constexpr double kSimultaneous = 1e-9;
 
+  /** The ids of the links a flow crosses, read (and copied) by start() only: a view of the caller's list. */
+  struct LinkIds {
+    const std::uint32_t* data = nullptr;
+    std::size_t size = 0;
+    LinkIds() = default;
+    LinkIds(const std::vector<std::uint32_t>& ids) // NOLINT(google-explicit-constructor): a view, as std::span
+        : data(ids.data())
+        , size(ids.size())
+    {
+    }
+    const std::uint32_t* begin() const { return data; }
+    const std::uint32_t* end() const { return data + size; }
+  };
   struct FlowSpec {
-    std::vector<std::uint32_t> links; ///< the shared links it crosses (ids given to set_capacity)
-    double latency_s = 0;             ///< how long it waits before it shares (route latency x latency factor)
-    double penalty = 1;               ///< sharing penalty, > 0 (SimGrid: the route's latency; 1 without a wait)
-    double bound = 0;                 ///< its own cap on its share, bytes/s (the route's narrowest link); <= 0: none
-    double work = 0;                  ///< share x seconds it needs (bytes / bandwidth factor)
+    LinkIds links;        ///< the shared links it crosses (ids given to set_capacity)
+    double latency_s = 0; ///< how long it waits before it shares (route latency x latency factor)
+    double penalty = 1;   ///< sharing penalty, > 0 (SimGrid: the route's latency; 1 without a wait)
+    double bound = 0;     ///< its own cap on its share, bytes/s (the route's narrowest link); <= 0: none
+    double work = 0;      ///< share x seconds it needs (bytes / bandwidth factor)
     /// Flows of one tag (not 0) have the same links, penalty and bound: the shares of a set of sharing flows that
     /// are all tagged depend on their tags alone, and are computed once per set (a collective's plans recur).
     std::uint64_t tag = 0;
@@ -35,7 +49,7 @@ public:
   /** Link `link` has `capacity` bytes/s (grows the table; a link keeps the capacity it was first given). */
   void set_capacity(std::uint32_t link, double capacity);
   /** Starts a flow at `now` (>= the time advanced to); returns its id. Rates are recomputed at the next advance(). */
-  std::size_t start(double now, FlowSpec spec);
+  std::size_t start(double now, const FlowSpec& spec);
   /** The time of the next event (a flow past its latency, a flow done), +inf if none. */
   double next_event();
   /** Moves to time `t`, processing every event up to it in order. True when an event was processed. */
@@ -57,7 +71,10 @@ public:
 private:
   enum class State { Latency, Sharing, Done, Free };
   struct Flow {
-    FlowSpec spec;
+    std::vector<std::uint32_t> links; ///< FlowSpec's, copied (a slot keeps its capacity when reused)
+    double penalty = 1;
+    double bound = 0;
+    std::uint64_t tag = 0;
     State state = State::Free;
     double shares_at = 0; ///< when its latency ends
     double left = 0;      ///< work left
@@ -79,6 +96,25 @@ private:
   std::unordered_map<std::uint64_t, std::vector<Solved>> solved_; ///< by a hash of the tags
   std::size_t solved_count_ = 0;
   static constexpr std::size_t kMaxSolved = 4096; ///< sets kept at most (then forgotten)
+
+  // fill()'s scratch, kept between calls.
+  struct FillLink {
+    double left;           ///< bandwidth not yet given out
+    double weights;        ///< sum of 1 / penalty over its unfixed flows
+    std::uint32_t unfixed; ///< its flows not yet fixed
+    std::uint32_t version; ///< heap entries of an older version are stale
+    std::uint32_t first;   ///< its flows: link_flows_[first, filled)
+    std::uint32_t filled;
+    std::uint32_t renewed; ///< the batch of fixes that last gave it a heap entry
+  };
+  using Entry = std::tuple<double, int, std::size_t, std::uint32_t>; ///< level, 0 link / 1 flow, index, version
+  std::vector<FillLink> links_;
+  std::vector<std::uint32_t> link_stamp_, link_slot_; ///< per link id: the fill that saw it last, its place in links_
+  std::uint32_t stamp_ = 0;
+  std::vector<std::size_t> link_flows_;
+  std::vector<char> fixed_;
+  std::vector<Entry> heap_;
+  std::vector<std::uint32_t> touched_;
 
   std::vector<Flow> flows_;
   std::vector<std::size_t> free_;

@@ -994,7 +994,8 @@ void CommWorld::finish_own(const std::vector<Flow>& flows, const std::vector<sg4
 
 struct CommWorld::Fluid {
   analytical::FluidNetwork net;
-  sg4::Host* host = nullptr; ///< where the timers run
+  std::size_t links_known = 0; ///< links whose capacity net was given (the first of link_ids_, by number)
+  sg4::Host* host = nullptr;   ///< where the timers run
   std::string tag;
   /** A driver waiting for its flows, asleep on its semaphore (no timeout) until they are all done. */
   struct Waiter {
@@ -1075,23 +1076,26 @@ std::vector<double> CommWorld::run_fluid(const std::vector<Flow>& flows, const s
   const double now = sg4::Engine::get_clock();
   std::vector<std::size_t> ids;
   ids.reserve(flows.size());
+  if (fluid.links_known < link_ids_.size()) { // every link numbered so far: its capacity, once
+    for (const auto& [link, id] : link_ids_)
+      fluid.net.set_capacity(id, link->get_bandwidth());
+    fluid.links_known = link_ids_.size();
+  }
+  analytical::FluidNetwork::FlowSpec spec;
   for (std::size_t i = 0; i < flows.size(); ++i) {
     const Flow& f = flows[i];
     const Route& r = *routes[i];
-    for (std::size_t k = 0; k < r.shared_ids.size(); ++k)
-      fluid.net.set_capacity(r.shared_ids[k], r.shared_bandwidth[k]);
     // As SimGrid 3.32's CM02 (src/surf/network_cm02.cpp, communicate and comm_action_set_bounds): the latency times
     // the latency factor of the message size, the sharing penalty the route's latency (1 where there is no wait),
     // the bound its narrowest link, the progress the share times the bandwidth factor (install_factors).
     const double message = f.message_bytes > 0 ? double(f.message_bytes) : double(f.bytes);
-    analytical::FluidNetwork::FlowSpec spec;
-    spec.links = r.shared_ids;
+    spec.links = r.shared_ids; // a view: the route is cached for the world's life
     spec.latency_s = r.latency_s * factor_for(stack.latency_factor, message);
     spec.penalty = spec.latency_s > 0 ? r.latency_s : 1.0;
     spec.bound = std::isfinite(r.bandwidth) ? r.bandwidth : 0.0;
     spec.work = double(f.bytes) / factor_for(stack.bandwidth_factor, message);
     spec.tag = tags[i];
-    ids.push_back(fluid.net.start(now, std::move(spec)));
+    ids.push_back(fluid.net.start(now, spec));
   }
   flows_computed_ += flows.size();
   Fluid::Waiter self;

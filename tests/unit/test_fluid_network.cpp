@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <vector>
 
@@ -16,8 +17,10 @@ namespace {
 Net::FlowSpec spec(std::vector<std::uint32_t> links, double work, double latency_s = 0, double penalty = 1,
                    double bound = 0, std::uint64_t tag = 0)
 {
+  static std::deque<std::vector<std::uint32_t>> kept; // FlowSpec::links is a view: the lists outlive the specs
+  kept.push_back(std::move(links));
   Net::FlowSpec s;
-  s.links = std::move(links);
+  s.links = kept.back();
   s.work = work;
   s.latency_s = latency_s;
   s.penalty = penalty;
