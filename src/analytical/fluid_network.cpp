@@ -131,7 +131,9 @@ void FluidNetwork::solve()
       sharing.push_back(id);
       tagged = tagged && flows_[id].tag != 0;
     }
-  if (!tagged || sharing.empty()) {
+  if (sharing.empty())
+    return;
+  if (!tagged) {
     fill(sharing);
     return;
   }
@@ -179,6 +181,7 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
   // links they cross lose their shares. Levels only rise, so a heap of current levels, stale entries skipped, visits
   // each flow and link a bounded number of times. SimGrid's lmm computes the same allocation (the unique weighted
   // max-min one) by other steps; the two agree to rounding. Scratch arrays are kept between calls (no allocation).
+  ++fills_;
   if (++stamp_ == 0) {
     std::fill(link_stamp_.begin(), link_stamp_.end(), 0);
     stamp_ = 1;
@@ -194,10 +197,11 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
       if (link_stamp_[l] != stamp_) {
         link_stamp_[l] = stamp_;
         link_slot_[l] = static_cast<std::uint32_t>(links_.size());
-        links_.push_back({capacity_[l], 0.0, 0, 0, 0, 0, 0});
+        links_.push_back({capacity_[l], 0.0, 0, 0, 0, 0, 0, f.penalty, false});
       }
       FillLink& k = links_[link_slot_[l]];
       k.weights += 1.0 / f.penalty;
+      k.mixed = k.mixed || f.penalty != k.penalty;
       ++k.unfixed;
     }
   }
@@ -229,8 +233,11 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
     for (std::uint32_t l : f.links) {
       FillLink& link = links_[link_slot_[l]];
       link.left -= f.rate;
-      link.weights -= 1.0 / f.penalty;
       --link.unfixed;
+      if (!link.mixed) // one penalty: the sum exactly
+        link.weights = double(link.unfixed) / link.penalty;
+      else
+        link.weights -= 1.0 / f.penalty;
       touched_.push_back(link_slot_[l]);
     }
   };
@@ -242,8 +249,13 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
       if (link.unfixed == 0 || link.renewed == batch)
         continue;
       link.renewed = batch;
-      push(Entry{std::max(link.left, 0.0) / std::max(link.weights, std::numeric_limits<double>::min()), 0, k,
-                 ++link.version});
+      if (link.mixed && !(link.weights > 0)) { // subtraction cancelled: the sum afresh
+        link.weights = 0;
+        for (std::uint32_t j = link.first; j < link.filled; ++j)
+          if (!fixed_[link_flows_[j]])
+            link.weights += 1.0 / flows_[link_flows_[j]].penalty;
+      }
+      push(Entry{std::max(link.left, 0.0) / link.weights, 0, k, ++link.version});
     }
     touched_.clear();
   };

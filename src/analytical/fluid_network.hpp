@@ -63,6 +63,8 @@ public:
   double rate(std::size_t id) const { return flows_[id].rate; }
   /** The hash solve() files a set of sorted tags under (FNV-1a; public for the test that makes two sets collide). */
   static std::uint64_t hash_tags(const std::vector<std::uint64_t>& tags);
+  /** Progressive fillings run so far (the others were found computed: solve()). */
+  std::size_t fills() const { return fills_; }
   /** The time advanced to. */
   double now() const { return now_; }
   /** Flows started and not released. */
@@ -95,6 +97,7 @@ private:
   };
   std::unordered_map<std::uint64_t, std::vector<Solved>> solved_; ///< by a hash of the tags
   std::size_t solved_count_ = 0;
+  std::size_t fills_ = 0;
   static constexpr std::size_t kMaxSolved = 4096; ///< sets kept at most (then forgotten)
 
   // fill()'s scratch, kept between calls.
@@ -106,6 +109,8 @@ private:
     std::uint32_t first;   ///< its flows: link_flows_[first, filled)
     std::uint32_t filled;
     std::uint32_t renewed; ///< the batch of fixes that last gave it a heap entry
+    double penalty;        ///< of its first flow
+    bool mixed;            ///< its flows' penalties differ (weights kept by subtraction, else exactly)
   };
   using Entry = std::tuple<double, int, std::size_t, std::uint32_t>; ///< level, 0 link / 1 flow, index, version
   std::vector<FillLink> links_;

@@ -246,13 +246,13 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
   std::vector<Flow> posted;
   std::vector<const Route*> posted_routes;
   std::vector<std::uint64_t> tags;
-  choose_representatives(flows, shape, posted, first, &posted_routes, mirror_ ? &tags : nullptr);
+  choose_representatives(flows, shape, posted, first, &posted_routes, computed() ? &tags : nullptr);
   for (const auto& f : flows)
     count(f);
   // Per posted flow its start and end: mirrored, computed (run_fluid: every lane's flows are all the network carries);
   // solo, SimGrid's.
   std::vector<double> starts, ends_of;
-  if (mirror_) {
+  if (computed()) {
     starts.assign(posted.size(), sg4::Engine::get_clock());
     ends_of = run_fluid(posted, posted_routes, tags);
   } else {
@@ -382,7 +382,22 @@ bool CommWorld::set_mirror(const std::vector<std::vector<Flow>>& calls)
     m->representative[c] = class_of.emplace(signature_, c).first->second;
   }
   m->generation = ++mirror_generations_;
+  m->computed = fluid_exact(routes) && m->layouts.size() < 0xffff; // run_fluid's tags: 16 bits of layout
   mirror_ = std::move(m);
+  return true;
+}
+
+bool CommWorld::fluid_exact(const std::vector<const Route*>& routes)
+{
+  // SimGrid's fat pipe is a constraint of its own: when it is the bottleneck, each flow on it gets its bandwidth times
+  // the smallest sharing penalty among them over its own (src/kernel/lmm/maxmin.cpp), the whole bandwidth only where
+  // the penalties (the routes' latencies) are equal. FluidNetwork takes a fat pipe as each flow's bound: exact where
+  // every route crossing one has one latency.
+  std::unordered_map<const sg4::Link*, double> latency_of;
+  for (const Route* r : routes)
+    for (const sg4::Link* l : r->fat)
+      if (latency_of.emplace(l, r->latency_s).first->second != r->latency_s)
+        return false;
   return true;
 }
 
@@ -794,6 +809,8 @@ const CommWorld::Route& CommWorld::cached_route(int from, int to) const
       r.shared.push_back(l);
       r.shared_bandwidth.push_back(l->get_bandwidth());
       r.shared_ids.push_back(link_ids_.emplace(l, static_cast<std::uint32_t>(link_ids_.size())).first->second);
+    } else {
+      r.fat.push_back(l);
     }
   }
   return routes_.emplace(key, std::move(r)).first->second;
@@ -945,6 +962,12 @@ void CommWorld::load(const std::vector<Flow>& flows)
   if (mirror_ && !flows.empty()) { // one component per class, as run_flows (set_mirror was told of these flows)
     std::vector<std::size_t> first;
     std::vector<Flow> posted;
+    if (!computed()) {
+      choose_representatives(flows, mirror_layout(flows), posted, first);
+      for (const auto& c : post(posted))
+        c->wait();
+      return;
+    }
     std::vector<const Route*> routes;
     std::vector<std::uint64_t> tags;
     choose_representatives(flows, mirror_layout(flows), posted, first, &routes, &tags);
@@ -992,7 +1015,7 @@ void CommWorld::finish_own(const std::vector<Flow>& flows, const std::vector<sg4
     transferred(flows[i].from, flows[i].to, flows[i].bytes, channel, comms[i]);
 }
 
-struct CommWorld::Fluid {
+struct CommWorld::Fluid : std::enable_shared_from_this<CommWorld::Fluid> {
   analytical::FluidNetwork net;
   std::size_t links_known = 0; ///< links whose capacity net was given (the first of link_ids_, by number)
   sg4::Host* host = nullptr;   ///< where the timers run
@@ -1045,13 +1068,18 @@ struct CommWorld::Fluid {
       parked.pop_back();
     } else {
       timer = std::make_shared<Timer>();
-      sg4::Actor::create(tag + "-fluid-timer" + std::to_string(timers++), host, [this, timer] {
+      // The network may be gone when a timer wakes (its world destroyed while simulated time goes on): the timer then
+      // ends. A parked one stays blocked, a daemon, until the simulation ends.
+      sg4::Actor::create(tag + "-fluid-timer" + std::to_string(timers++), host, [fluid = weak_from_this(), timer] {
         for (;;) {
           timer->go->acquire();
           sg4::this_actor::sleep_until(timer->at);
-          armed.erase(armed.find(timer->at));
-          parked.push_back(timer);
-          process(sg4::Engine::get_clock());
+          const std::shared_ptr<Fluid> f = fluid.lock();
+          if (!f)
+            return;
+          f->armed.erase(f->armed.find(timer->at));
+          f->parked.push_back(timer);
+          f->process(sg4::Engine::get_clock());
         }
       })->daemonize();
     }
@@ -1074,6 +1102,7 @@ std::vector<double> CommWorld::run_fluid(const std::vector<Flow>& flows, const s
   Fluid& fluid = *fluid_;
   const StackProfile& stack = options_.stack;
   const double now = sg4::Engine::get_clock();
+  fluid.process(now); // the events due now, before these flows start (a timer due now may not have run yet)
   std::vector<std::size_t> ids;
   ids.reserve(flows.size());
   if (fluid.links_known < link_ids_.size()) { // every link numbered so far: its capacity, once

@@ -131,6 +131,8 @@ public:
    *  cpu_contention). */
   bool set_mirror(const std::vector<std::vector<Flow>>& calls);
   bool mirrored() const { return mirror_ != nullptr; }
+  /** Mirrored, and the lanes' flows computed by ddlsim's own network (run_fluid) rather than run in SimGrid. */
+  bool computed() const { return mirror_ != nullptr && mirror_->computed; }
   /** Classes of components a mirrored world runs per call (0 when not mirrored). */
   std::size_t mirror_classes() const;
   /** run_flows in steps, outside a solo or mirrored world: starts `flows` now (counted), and the caller keeps their
@@ -164,6 +166,7 @@ public:
     std::vector<std::uint32_t> shared_ids; ///< of each link of `shared`: its number in this world (from 0, dense)
     double latency_s = 0;
     double bandwidth = 0;
+    std::vector<const simgrid::s4u::Link*> fat; ///< the fat pipes it crosses (each limits a flow, not their sum)
   };
   const Route& cached_route(int from, int to) const;
   /** cached_route for the transfer on_transfer is reporting (from its caller when it has it: no lookup). */
@@ -324,6 +327,9 @@ private:
     std::vector<std::unique_ptr<PlanShape>> layouts;
     std::vector<std::size_t> representative;
     std::uint32_t generation = 0; ///< mirror_generations_ when made
+    /** Its flows run in ddlsim's own network (run_fluid), not in SimGrid: where that network is SimGrid's model
+     *  exactly (set_mirror: no fat pipe crossed by routes of different latencies) and the tags fit. */
+    bool computed = false;
   };
   std::unique_ptr<Mirror> mirror_;
   /** The mirror's layout of `flows` (the same endpoints in the same order); std::logic_error if none. */
@@ -343,7 +349,10 @@ private:
   std::vector<double> run_fluid(const std::vector<Flow>& flows, const std::vector<const Route*>& routes,
                                 const std::vector<std::uint64_t>& tags);
   std::uint32_t mirror_generations_ = 0; ///< set_mirror calls that mirrored (tags of one never meet another's)
-  struct Helper;                         ///< fork_join's helper of one endpoint and key
+  /** True when FluidNetwork computes flows over `routes` as SimGrid's model does (no fat pipe crossed by routes of
+   *  different latencies: Mirror::computed). */
+  static bool fluid_exact(const std::vector<const Route*>& routes);
+  struct Helper; ///< fork_join's helper of one endpoint and key
   std::unordered_map<std::uint64_t, std::shared_ptr<Helper>> helpers_;
   std::set<AlgorithmId> exact_forms_;
   std::uint64_t flows_posted_ = 0;

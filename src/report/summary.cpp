@@ -277,6 +277,7 @@ proto::Report build_report(const proto::RunConfig& config, const proto::Workload
   add_links(r, multi, m.iteration_time_s);
   r.set_iterations_simulated(multi.iterations_simulated);
   r.set_simulated_activities(multi.activities);
+  r.set_computed_flows(multi.computed);
   return r;
 }
 

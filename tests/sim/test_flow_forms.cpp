@@ -1428,6 +1428,7 @@ struct LanesRun {
   std::vector<double> returned_s;
   std::uint64_t posted = 0;
   std::uint64_t computed = 0; ///< flows the mirrored world's own network ran (CommWorld::flows_computed)
+  bool computing = false;     ///< CommWorld::computed()
   std::size_t classes = 0;
 };
 LanesRun run_lanes(const std::vector<sg4::Host*>& hosts, bool mirrored,
@@ -1443,6 +1444,7 @@ LanesRun run_lanes(const std::vector<sg4::Host*>& hosts, bool mirrored,
   }
   LanesRun out;
   out.classes = world.mirror_classes();
+  out.computing = world.computed();
   const double t0 = sg4::Engine::get_clock();
   world.on_transfer([&](int from, int to, std::uint64_t b, double start, double end, int) {
     out.reported.push_back({from, to, b, start - t0, end - t0});
@@ -1566,11 +1568,31 @@ TEST_CASE("mirrored lanes: a flow bound by a fat pipe on its route leaves the re
   using F = collectives::Flow;
   const std::vector<std::vector<std::vector<F>>> lanes{{{{0, 1, 1000000}}}, {{{2, 1, 1000000}}}};
   const auto [simulated, mirrored] = simulated_and_mirrored(lanes, test::write_star_platform(spec), 3);
+  CHECK(mirrored.computing);
   CHECK(mirrored.posted == 0);
   CHECK(mirrored.computed == 2);
   // 2 -> 1 from 2 us + 2 us of latency at 8e8 while 0 -> 1 runs: 1e6 B take 1.25 ms, ending at 1.254 ms.
   REQUIRE(mirrored.returned_s.size() == 2);
   CHECK(mirrored.returned_s[1] == Approx(4e-6 + 1e6 / 8e8).epsilon(1e-9));
+}
+
+TEST_CASE("mirrored lanes over a fat pipe crossed by routes of different latencies run in SimGrid, not computed")
+{
+  // A star of 3 GPUs whose every route also crosses one FATPIPE backbone of 1e8 B/s, the narrowest link; GPU 2's link
+  // has a latency of 5 us, the others 1 us. 0 -> 1 and 2 -> 1 meet on the backbone, where SimGrid gives each its
+  // bandwidth times the smaller route latency over its own (the backbone is a constraint of its own, and the sharing
+  // penalty is the route's latency): 0 -> 1 gets 1e8, 2 -> 1 less. ddlsim's network takes a fat pipe as each flow's
+  // bound (both 1e8), so the world does not compute these lanes: SimGrid runs them, every transfer as SimGrid gives it.
+  test::StarSpec spec;
+  spec.hosts = 3;
+  spec.backbone_bytes_per_s = 1e8;
+  spec.host_latency_s = {{2, 5e-6}};
+  using F = collectives::Flow;
+  const std::vector<std::vector<std::vector<F>>> lanes{{{{0, 1, 1000000}}}, {{{2, 1, 1000000}}}};
+  const auto [simulated, mirrored] = simulated_and_mirrored(lanes, test::write_star_platform(spec), 3);
+  CHECK_FALSE(mirrored.computing);
+  CHECK(mirrored.computed == 0);
+  CHECK(mirrored.posted == 2); // with one latency for every route they are computed (the test above)
 }
 
 TEST_CASE("mirrored lanes refuse plans they were not told of (other sizes, other endpoints) and empty calls")

@@ -16,7 +16,7 @@ namespace {
 collectives::CommWorld::Route one_link()
 {
   const sg4::Link* l0 = sg4::Link::by_name("l0_UP");
-  return {{l0}, {l0->get_bandwidth()}, {0}, 0.0, l0->get_bandwidth()};
+  return {{l0}, {l0->get_bandwidth()}, {0}, 0.0, l0->get_bandwidth(), {}};
 }
 
 /** Adds the unit spans [2k, 2k + 1] for k in [from, to): as many disjoint busy intervals. */

@@ -164,10 +164,15 @@ TEST_CASE("fluid network: shares computed once per set of tags, and not taken fo
   const auto first = round(2, 0);
   CHECK(first[0] == Approx(5e8).epsilon(1e-15));
   CHECK(first[1] == Approx(5e8).epsilon(1e-15));
+  const std::size_t fills = net.fills(); // one set, the two flows (they end together)
+  CHECK(fills == 1);
   const auto second = round(3, 1);
   CHECK(second[0] == Approx(1e9).epsilon(1e-15));
   CHECK(second[1] == Approx(1e9).epsilon(1e-15));
+  CHECK(net.fills() > fills); // {1, 3} is new
+  const std::size_t before = net.fills();
   CHECK(round(2, 0) == first);
+  CHECK(net.fills() == before); // every set of round 1 found computed
   CHECK(net.flows() == 0);
 }
 
