@@ -89,6 +89,7 @@ double FluidNetwork::next_event()
 bool FluidNetwork::advance(double t)
 {
   bool any = false;
+  finished_.clear();
   for (;;) {
     const double e = next_event();
     if (!(e <= t))
@@ -103,12 +104,14 @@ bool FluidNetwork::advance(double t)
         if (f.left <= 0 || (f.links.empty() && !(f.bound > 0))) { // nothing to share, or nothing limits it
           f.state = State::Done;
           f.end = e;
+          finished_.push_back(id);
         }
       } else if (f.state == State::Sharing && f.rate > 0 &&
                  (!std::isfinite(f.rate) || now_ + f.left / f.rate <= until)) {
         f.state = State::Done;
         f.left = 0;
         f.end = e;
+        finished_.push_back(id);
       }
     }
     live_.erase(

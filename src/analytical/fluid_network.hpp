@@ -54,6 +54,8 @@ public:
   double next_event();
   /** Moves to time `t`, processing every event up to it in order. True when an event was processed. */
   bool advance(double t);
+  /** The flows the last advance() found done, in the order it found them. */
+  const std::vector<std::size_t>& finished() const { return finished_; }
   bool done(std::size_t id) const { return flows_[id].state == State::Done; }
   /** When flow `id` ended (done only). */
   double end(std::size_t id) const { return flows_[id].end; }
@@ -123,8 +125,9 @@ private:
 
   std::vector<Flow> flows_;
   std::vector<std::size_t> free_;
-  std::vector<std::size_t> live_; ///< ids of flows waiting or sharing
-  std::vector<double> capacity_;  ///< per link id (0: not set)
+  std::vector<std::size_t> live_;     ///< ids of flows waiting or sharing
+  std::vector<std::size_t> finished_; ///< advance()'s
+  std::vector<double> capacity_;      ///< per link id (0: not set)
   double now_ = 0;
   bool stale_ = false; ///< the shares need solving
 };

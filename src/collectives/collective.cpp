@@ -1023,10 +1023,10 @@ struct CommWorld::Fluid : std::enable_shared_from_this<CommWorld::Fluid> {
   /** A driver waiting for its flows, asleep on its semaphore (no timeout) until they are all done. */
   struct Waiter {
     sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
-    const std::vector<std::size_t>* ids = nullptr;
+    std::size_t left = 0; ///< its flows not done yet
     bool asleep = false;
   };
-  std::vector<Waiter*> waiters;
+  std::vector<Waiter*> owner; ///< per flow id of the network: the driver waiting for it (nullptr: none)
   /** A daemon that sleeps until `at`, processes the events due then, and parks on `go` until armed again. Plain
    *  sleeps and untimed semaphores: drivers that waited with a timeout instead (a condition variable's wait_until, a
    *  semaphore's acquire_timeout) crashed inside SimGrid 3.32 in this use, where a waiter is woken at the very instant
@@ -1045,11 +1045,14 @@ struct CommWorld::Fluid : std::enable_shared_from_this<CommWorld::Fluid> {
   {
     std::vector<Waiter*> done;
     if (net.advance(now))
-      for (Waiter* w : waiters)
-        if (w->asleep && std::all_of(w->ids->begin(), w->ids->end(), [this](std::size_t id) { return net.done(id); })) {
+      for (std::size_t id : net.finished()) {
+        Waiter* w = owner[id];
+        owner[id] = nullptr;
+        if (--w->left == 0 && w->asleep) {
           w->asleep = false;
           done.push_back(w);
         }
+      }
     const double next = net.next_event();
     if (std::isfinite(next))
       arm(next);
@@ -1094,6 +1097,8 @@ std::vector<double> CommWorld::run_fluid(const std::vector<Flow>& flows, const s
   // Each lane's driver starts its flows in the shared network and sleeps until they are all done; a timer wakes at
   // every event (a latency paid, a flow done), processes it, and wakes the drivers whose flows are done. SimGrid's
   // actors run one at a time and switch only at simcalls, which come after every change here.
+  if (flows.empty())
+    return {};
   if (!fluid_) {
     fluid_ = std::make_shared<Fluid>();
     fluid_->host = hosts_.front();
@@ -1128,18 +1133,17 @@ std::vector<double> CommWorld::run_fluid(const std::vector<Flow>& flows, const s
   }
   flows_computed_ += flows.size();
   Fluid::Waiter self;
-  self.ids = &ids;
+  self.left = ids.size();
   self.asleep = true;
-  fluid.waiters.push_back(&self);
-  fluid.process(now);
-  if (self.asleep) {
-    if (!std::isfinite(fluid.net.next_event()))
-      throw Error("internal: a mirrored flow never ends (CommWorld::run_fluid)");
-    self.wake->acquire();
-  } else {
-    self.wake->acquire(); // released by process() above: take it back
+  for (std::size_t id : ids) {
+    if (fluid.owner.size() <= id)
+      fluid.owner.resize(id + 1, nullptr);
+    fluid.owner[id] = &self;
   }
-  fluid.waiters.erase(std::find(fluid.waiters.begin(), fluid.waiters.end(), &self));
+  fluid.process(now);
+  if (self.asleep && !std::isfinite(fluid.net.next_event()))
+    throw Error("internal: a mirrored flow never ends (CommWorld::run_fluid)");
+  self.wake->acquire(); // until process() wakes it, or its release if it has already
   std::vector<double> ends;
   ends.reserve(ids.size());
   for (std::size_t id : ids) {
