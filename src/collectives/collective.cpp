@@ -179,10 +179,16 @@ void CommWorld::send_recv(int self, int to, std::uint64_t send_bytes, int from, 
 void CommWorld::transferred(int self, int to, std::uint64_t bytes, int channel, const sg4::CommPtr& comm,
                             const Route* route) const
 {
+  report(self, to, bytes, comm->get_start_time(), comm->get_finish_time(), channel, route);
+}
+
+void CommWorld::report(int from, int to, std::uint64_t bytes, double start_s, double end_s, int channel,
+                       const Route* route) const
+{
   if (!on_transfer_)
     return;
   reporting_ = route;
-  on_transfer_(self, to, bytes, comm->get_start_time(), comm->get_finish_time(), channel);
+  on_transfer_(from, to, bytes, start_s, end_s, channel);
   reporting_ = nullptr;
 }
 
@@ -284,9 +290,7 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
   for (std::size_t c = 0; c < components.size(); ++c)
     for (std::size_t k = 0; k < components[c].size(); ++k) {
       const Flow& f = flows[components[c][k]];
-      reporting_ = routes[components[c][k]];
-      on_transfer_(f.from, f.to, f.bytes, starts[first[c] + k], ends_of[first[c] + k], channel);
-      reporting_ = nullptr;
+      report(f.from, f.to, f.bytes, starts[first[c] + k], ends_of[first[c] + k], channel, routes[components[c][k]]);
     }
 }
 
@@ -950,11 +954,7 @@ void CommWorld::account(const Flow& f, double start_s, double end_s)
 void CommWorld::account(const Flow& f, double start_s, double end_s, const Route& route, int channel)
 {
   count(f);
-  if (!on_transfer_)
-    return;
-  reporting_ = &route;
-  on_transfer_(f.from, f.to, f.bytes, start_s, end_s, channel);
-  reporting_ = nullptr;
+  report(f.from, f.to, f.bytes, start_s, end_s, channel, &route);
 }
 
 void CommWorld::load(const std::vector<Flow>& flows)
@@ -962,16 +962,14 @@ void CommWorld::load(const std::vector<Flow>& flows)
   if (mirror_ && !flows.empty()) { // one component per class, as run_flows (set_mirror was told of these flows)
     std::vector<std::size_t> first;
     std::vector<Flow> posted;
-    if (!computed()) {
-      choose_representatives(flows, mirror_layout(flows), posted, first);
-      for (const auto& c : post(posted))
-        c->wait();
-      return;
-    }
     std::vector<const Route*> routes;
     std::vector<std::uint64_t> tags;
-    choose_representatives(flows, mirror_layout(flows), posted, first, &routes, &tags);
-    run_fluid(posted, routes, tags);
+    choose_representatives(flows, mirror_layout(flows), posted, first, &routes, computed() ? &tags : nullptr);
+    if (computed())
+      run_fluid(posted, routes, tags);
+    else
+      for (const auto& c : post(posted))
+        c->wait();
     return;
   }
   for (const auto& c : post(flows))

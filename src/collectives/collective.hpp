@@ -259,6 +259,9 @@ private:
   /** Reports a transfer to on_transfer (`route`: its route, when the caller has it at hand: transfer_route). */
   void transferred(int self, int to, std::uint64_t bytes, int channel, const simgrid::s4u::CommPtr& comm,
                    const Route* route = nullptr) const;
+  /** Reports a transfer to on_transfer (if set) from `start_s` to `end_s`, with its route at hand (transfer_route). */
+  void report(int from, int to, std::uint64_t bytes, double start_s, double end_s, int channel,
+              const Route* route) const;
   mutable const Route* reporting_ = nullptr; ///< while on_transfer runs: the transfer's route, if known
 
   /** Counts a flow's bytes and message for its endpoints. */
