@@ -171,6 +171,44 @@ double pipelined_tree_s(const TreeShape& tree, const ChunkSizes& chunks, const C
 
 } // namespace
 
+double tree_allreduce_floor_s(int ranks, std::uint64_t bytes, std::uint64_t chunk_bytes, const Hop& hop)
+{
+  if (ranks <= 1)
+    return 0.0;
+  // In the binary heap, member u's children are 2u+1 and 2u+2; the deepest member below u is on its leftmost path
+  // (the heap fills each level from the left), `below(u)` transfers down.
+  const auto below = [ranks](int u) {
+    int steps = 0;
+    for (long long v = 2LL * u + 1; v < ranks; v = 2 * v + 1)
+      ++steps;
+    return steps;
+  };
+  const auto children = [ranks](int u) {
+    std::vector<int> c;
+    for (int ch : {2 * u + 1, 2 * u + 2})
+      if (ch < ranks)
+        c.push_back(ch);
+    return c;
+  };
+  const ChunkSizes chunks(bytes, chunk_bytes);
+  const double e = hop.alpha_s + chunks.small / hop.bandwidth_bytes_per_s; // no transfer of a chunk is shorter
+  const double all =
+      double(chunks.n) * hop.alpha_s + double(bytes) / hop.bandwidth_bytes_per_s; // one edge, every chunk
+  // Member u (the root, or member 1: the busiest others) does its transfers one at a time: each chunk over each of its
+  // edges up and down, 2 d (n alpha + M/B). Its first, chunk 0 from its first child, waits for that chunk to climb
+  // from the deepest member below that child; after its last, chunk n-1 to its last child, that chunk still goes
+  // down to the deepest member below that child.
+  const auto bound = [&](int u) {
+    const std::vector<int> c = children(u);
+    const int d = static_cast<int>(c.size()) + (u > 0 ? 1 : 0);
+    double fill = 0;
+    if (!c.empty())
+      fill = double(below(c.front()) + below(c.back())) * e;
+    return fill + 2.0 * d * all;
+  };
+  return std::max(bound(0), bound(1)) * (1.0 - 1e-9);
+}
+
 double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& c)
 {
   // Every edge's time for the two chunk sizes, computed once per edge (alpha + size / B, as member by member).

@@ -187,8 +187,16 @@ dag::IterationDag build_run_dag(const engine::Simulation& sim, const ResolvedRun
 {
   dag::ScheduleOptions o = r.schedule.options;
   o.compute_scale = sim.compute_scale();
-  if (o.schedule == dag::Schedule::Mgwfbp)
+  if (o.schedule == dag::Schedule::Mgwfbp) {
     o.aggregation_cost_s = [&](std::uint64_t bytes) { return aggregation_cost_s(sim, r, bytes, "--schedule mgwfbp"); };
+    o.aggregation_floor_s = [&](std::uint64_t bytes) {
+      try {
+        return collectives::closed_form_floor_s(r.aggregation.algorithm, bytes, sim.closed_form());
+      } catch (const ConfigError&) {
+        return 0.0; // no closed form: aggregation_cost_s says so, with the option that needs it
+      }
+    };
+  }
   return dag::build_dag(r.workload, o);
 }
 

@@ -53,6 +53,19 @@ double dbtree_s(std::uint64_t bytes, const ClosedFormInput& in)
                                       in.hops.flat, costs(in.options));
 }
 
+double tree_floor_s(std::uint64_t bytes, const ClosedFormInput& in)
+{
+  return analytical::tree_allreduce_floor_s(in.ranks, bytes, pipeline_chunk_bytes(AlgorithmId::Tree, in.options, bytes),
+                                            in.hops.flat);
+}
+
+double dbtree_floor_s(std::uint64_t bytes, const ClosedFormInput& in)
+{
+  const std::uint64_t half = bytes - bytes / 2; // dbtree_s's tree
+  return analytical::tree_allreduce_floor_s(in.ranks, half, pipeline_chunk_bytes(AlgorithmId::Dbtree, in.options, half),
+                                            in.hops.flat);
+}
+
 double ps_s(std::uint64_t bytes, const ClosedFormInput& in)
 {
   if (in.options.ps_hosts.empty())
@@ -140,10 +153,10 @@ const std::vector<AlgorithmEntry> kTable = {
      FlowForm::Auto, "2 log2(p')(alpha + o) + (1 - 1/p')(2 M/B + gamma M) [+ fold]", make<HalvingDoubling>, hd_s},
     {AlgorithmId::Tree, "tree", "pipelined binary tree: reduce to rank 0, broadcast", true, kKnobChunk, kTreeChunkBytes,
      FlowForm::WhenExact, "max-plus recurrence of the pipelined binary tree (docs/collectives.md)", make<TreeAllreduce>,
-     tree_s},
+     tree_s, tree_floor_s},
     {AlgorithmId::Dbtree, "dbtree", "double binary tree, each tree with half of the vector (NCCL)", true, kKnobChunk,
      kTreeChunkBytes, FlowForm::WhenAsked, "lower bound: one pipelined tree with M/2 (the two trees contend for links)",
-     make<DoubleBinaryTree>, dbtree_s},
+     make<DoubleBinaryTree>, dbtree_s, dbtree_floor_s},
     {AlgorithmId::Hier, "hier", "to each node's leader, flat allreduce among leaders, back", false, kKnobInter, 0,
      FlowForm::None, "2(alpha_intra + M/B_intra) + (G-1) gamma M + inter-node allreduce among leaders + overheads",
      make_hier, hier_s},
@@ -407,6 +420,14 @@ double closed_form_s(const AlgorithmSpec& spec, std::uint64_t bytes, const Close
   if (!in.options.stack.ideal())
     throw ConfigError("no closed form for the stack '" + in.options.stack.name + "' (only for ideal)");
   return entry(spec.for_size(bytes, in.ranks)).closed_form_s(bytes, in);
+}
+
+double closed_form_floor_s(const AlgorithmSpec& spec, std::uint64_t bytes, const ClosedFormInput& in)
+{
+  if (!in.options.stack.ideal())
+    throw ConfigError("no closed form for the stack '" + in.options.stack.name + "' (only for ideal)");
+  const AlgorithmEntry& e = entry(spec.for_size(bytes, in.ranks));
+  return e.closed_form_floor_s != nullptr ? e.closed_form_floor_s(bytes, in) : 0.0;
 }
 
 std::string formula(const AlgorithmSpec& spec)

@@ -55,6 +55,8 @@ struct AlgorithmEntry {
   const char* formula; ///< the closed form, for table headers
   std::unique_ptr<Collective> (*make)(const CollectiveOptions& options);
   double (*closed_form_s)(std::uint64_t bytes, const ClosedFormInput& in); ///< throws ConfigError if none
+  /** A lower bound of closed_form_s, much cheaper where closed_form_s is a recurrence (the trees); nullptr: 0. */
+  double (*closed_form_floor_s)(std::uint64_t bytes, const ClosedFormInput& in) = nullptr;
 };
 
 /** @brief Every algorithm, in the order users see them. */
@@ -118,6 +120,9 @@ std::unique_ptr<Collective> make_collective(const AlgorithmSpec& spec, const Col
 /** @brief Closed-form time of an allreduce of `bytes` under `spec` (exact where docs/collectives.md says so);
  *  throws ConfigError when the chosen algorithm has none for this setup. */
 double closed_form_s(const AlgorithmSpec& spec, std::uint64_t bytes, const ClosedFormInput& in);
+/** @brief A lower bound of closed_form_s(spec, bytes, in) (0 where the algorithm has none), for searches that would
+ *  evaluate closed_form_s many times (mgwfbp's planner). Throws as closed_form_s where that has none. */
+double closed_form_floor_s(const AlgorithmSpec& spec, std::uint64_t bytes, const ClosedFormInput& in);
 
 /** @brief The formula of `spec`, for table headers. */
 std::string formula(const AlgorithmSpec& spec);

@@ -61,7 +61,9 @@ public:
   /** Under Fidelity::Auto, in a solo world, above kFlowAboveRanks members: true when P is a power of two (no fold)
    *  and in every step all transfers have routes of one latency and get one max-min rate (CommWorld::max_min_rates).
    *  Every pair's exchange then costs the same, so every member starts each step when the last one does, at message
-   *  level as in the step form: the two are equal. */
+   *  level as in the step form: the two are equal. In a lanes-solo world (CommWorld::lanes_solo, several streams), true
+   * when P is a power of two and the group is XOR-symmetric (Group::xor_symmetric): each step's transfers are one orbit
+   * of a symmetry of all the network carries, so they too start, run and end together. */
   bool exact_flow_form(Group& group) const override;
 };
 

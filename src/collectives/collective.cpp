@@ -405,6 +405,63 @@ bool CommWorld::fluid_exact(const std::vector<const Route*>& routes)
   return true;
 }
 
+bool CommWorld::symmetric_under(const std::vector<std::vector<Flow>>& flow_sets, const std::vector<int>& perm) const
+{
+  if (perm.size() != static_cast<std::size_t>(endpoints()))
+    throw std::logic_error("symmetric_under: the permutation must list every endpoint");
+  for (std::size_t e = 0; e < perm.size(); ++e) // an endpoint computes as fast as its image: they start alike
+    if (hosts_[e]->get_speed() != hosts_[static_cast<std::size_t>(perm[e])]->get_speed() ||
+        hosts_[e]->get_core_count() != hosts_[static_cast<std::size_t>(perm[e])]->get_core_count())
+      return false;
+  using Key = std::tuple<int, int, std::uint64_t, std::uint64_t>;
+  std::vector<std::int64_t> image, preimage; // per link number: its image under the bijection (-1: none yet)
+  std::unordered_map<const sg4::Link*, const sg4::Link*> fat_image, fat_preimage;
+  // Links map one to one: a link already mapped maps the same way again, and no two links map to one.
+  const auto maps = [](auto& to, auto& from, auto a, auto b, auto none) {
+    if (to[a] == none && from[b] == none) {
+      to[a] = b;
+      from[b] = a;
+      return true;
+    }
+    return to[a] == b && from[b] == a;
+  };
+  for (const auto& flows : flow_sets) {
+    std::vector<Key> mine, theirs;
+    for (const Flow& f : flows) {
+      mine.emplace_back(f.from, f.to, f.bytes, f.message_bytes);
+      theirs.emplace_back(perm[f.from], perm[f.to], f.bytes, f.message_bytes);
+    }
+    std::sort(mine.begin(), mine.end());
+    std::sort(theirs.begin(), theirs.end());
+    if (mine != theirs)
+      return false;
+    for (const Flow& f : flows) {
+      const Route& a = cached_route(f.from, f.to);
+      const Route& b = cached_route(perm[f.from], perm[f.to]);
+      if (a.latency_s != b.latency_s || a.bandwidth != b.bandwidth || a.shared.size() != b.shared.size() ||
+          a.fat.size() != b.fat.size())
+        return false;
+      for (std::size_t k = 0; k < a.shared.size(); ++k) {
+        const std::uint32_t x = a.shared_ids[k], y = b.shared_ids[k];
+        if (std::max(x, y) >= image.size()) {
+          image.resize(std::max(x, y) + 1, -1);
+          preimage.resize(std::max(x, y) + 1, -1);
+        }
+        if (a.shared_bandwidth[k] != b.shared_bandwidth[k] || !maps(image, preimage, x, std::int64_t{y}, -1))
+          return false;
+      }
+      for (std::size_t k = 0; k < a.fat.size(); ++k) {
+        fat_image.emplace(a.fat[k], nullptr);
+        fat_preimage.emplace(b.fat[k], nullptr);
+        if (a.fat[k]->get_bandwidth() != b.fat[k]->get_bandwidth() ||
+            !maps(fat_image, fat_preimage, a.fat[k], b.fat[k], nullptr))
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
 const CommWorld::PlanShape& CommWorld::mirror_layout(const std::vector<Flow>& flows) const
 {
   for (const auto& layout : mirror_->layouts)

@@ -131,6 +131,20 @@ public:
    *  cpu_contention). */
   bool set_mirror(const std::vector<std::vector<Flow>>& calls);
   bool mirrored() const { return mirror_ != nullptr; }
+  /** Lanes solo: a world that is solo but for several in-order lanes, every one running the same collective's flow
+   * plans, which are all the network carries (set by the phase while it asks for the calls to mirror, and kept where
+   * they are mirrored: set_mirror). A symmetry of those plans' flows (symmetric_under) is then one of the whole
+   * network's load at every instant. Off by default. */
+  void set_lanes_solo(bool on) { lanes_solo_ = on; }
+  bool lanes_solo() const { return lanes_solo_; }
+  /** True when the endpoint permutation `perm` (endpoint e to perm[e], every endpoint listed) maps every endpoint's
+   *  host onto one of the same speed and cores (their tasks take the same times), every set of
+   *  `flow_sets` onto itself (the same flows, bytes and message sizes: a multiset) and every route of theirs onto the
+   *  route of the image flow link for link: one bijection of links that keeps each link's bandwidth, and each route's
+   *  latency, bandwidth and fat pipes. SimGrid's model (max-min with route-latency penalties) then gives a flow and its
+   *  image the same times whenever the flows in flight are a union of such sets, as in CM02's sharing, and so does
+   *  run_fluid. */
+  bool symmetric_under(const std::vector<std::vector<Flow>>& flow_sets, const std::vector<int>& perm) const;
   /** Mirrored, and the lanes' flows computed by ddlsim's own network (run_fluid) rather than run in SimGrid. */
   bool computed() const { return mirror_ != nullptr && mirror_->computed; }
   /** Classes of components a mirrored world runs per call (0 when not mirrored). */
@@ -323,6 +337,7 @@ private:
   /** Appends the bytes and message size of each flow of `component` (indices into `flows`) to signature_. */
   void sign_sizes(const std::vector<Flow>& flows, const std::vector<std::size_t>& component);
   bool solo_ = false;
+  bool lanes_solo_ = false;
   /** set_mirror's plan: per layout (calls between the same endpoints) its shape, whose components are the union
    *  components (every layout's flows joined by shared links) restricted to the layout's flows (some empty), and per
    *  union component the first component of its class (its representative). */
@@ -490,6 +505,11 @@ public:
    *  each member is done may end each member then. Off by default (every member starts and ends with the plan). */
   void set_member_timed(bool on) { member_timed_ = on; }
   bool member_timed() const { return member_timed_; }
+  /** XOR-symmetric: in a lanes-solo world (CommWorld::lanes_solo), the members' XOR translations (member v to v ^ m,
+   * for P a power of two) extend to symmetries of every flow the network carries (CommWorld::symmetric_under), as
+   * verified by the one who sets it (hier, for its node leaders). Off by default. */
+  void set_xor_symmetric(bool on) { xor_symmetric_ = on; }
+  bool xor_symmetric() const { return xor_symmetric_; }
   /** `compute()` the first time `key` is asked for on this group, the cached value afterwards (e.g. an algorithm's
    *  largest partner latency: the group's routes do not change). */
   double cached(int key, const std::function<double()>& compute);
@@ -516,6 +536,7 @@ private:
   int arrived_ = 0;
   MemberTimes* member_times_ = nullptr;
   bool member_timed_ = false;
+  bool xor_symmetric_ = false;
   simgrid::s4u::BarrierPtr barrier_;
   std::unordered_map<int, double> cached_;
   std::unordered_map<int, std::shared_ptr<void>> objects_;

@@ -21,6 +21,8 @@ struct Layout {
   /** No link shared by the gather or scatter flows of two nodes (each node's on links of its own), so that every
    *  node's may run at its own times (member-timed). */
   bool nodes_private = false;
+  /** xor_symmetric_nodes(), once asked (-1: not yet). */
+  int xor_symmetric = -1;
 };
 
 bool nodes_private(Group& g, const Layout& l)
@@ -86,6 +88,40 @@ std::vector<Flow> node_flows(Group& g, const Layout& l, std::uint64_t bytes, boo
       flows.push_back(to_leader ? Flow{member, leader, bytes} : Flow{leader, member, bytes});
     }
   return flows;
+}
+
+/** True when, for every m < L (L leaders, a power of two, nodes of one size), mapping each node n's i-th member to
+ *  node n ^ m's i-th member (other endpoints kept) maps the gather's flows, the scatter's and every step of rd among
+ *  the leaders (leader v to v ^ 2^k) onto themselves, and their routes onto the images' link for link
+ *  (CommWorld::symmetric_under). These are every flow of hier over rd's plans, whatever the tensor (each plan's flows
+ *  carry one size), so in a lanes-solo world (several streams of these plans, nothing else) the leaders' XOR
+ * translations are symmetries of all the network carries. Checking the generators m = 2^j suffices: their products are
+ * the rest. */
+bool xor_symmetric_nodes(Group& g, const Layout& l)
+{
+  const std::size_t leaders = l.nodes.size();
+  if (leaders < 2 || (leaders & (leaders - 1)) != 0 ||
+      std::any_of(l.nodes.begin(), l.nodes.end(), [&](const auto& n) { return n.size() != l.largest; }))
+    return false;
+  CommWorld& world = g.world();
+  std::vector<std::vector<Flow>> sets = {node_flows(g, l, 1, true), node_flows(g, l, 1, false)};
+  for (std::size_t mask = 1; mask < leaders; mask <<= 1) {
+    sets.emplace_back();
+    for (std::size_t v = 0; v < leaders; ++v)
+      sets.back().push_back({g.endpoint(l.nodes[v][0]), g.endpoint(l.nodes[v ^ mask][0]), 1});
+  }
+  sets.erase(std::remove_if(sets.begin(), sets.end(), [](const auto& s) { return s.empty(); }), sets.end());
+  for (std::size_t m = 1; m < leaders; m <<= 1) {
+    std::vector<int> perm(static_cast<std::size_t>(world.endpoints()));
+    for (std::size_t e = 0; e < perm.size(); ++e)
+      perm[e] = static_cast<int>(e);
+    for (std::size_t n = 0; n < leaders; ++n)
+      for (std::size_t i = 0; i < l.largest; ++i)
+        perm[static_cast<std::size_t>(g.endpoint(l.nodes[n][i]))] = g.endpoint(l.nodes[n ^ m][i]);
+    if (!world.symmetric_under(sets, perm))
+      return false;
+  }
+  return true;
 }
 
 /** The member-timed plan (member_timed_hier): the message level's steps at each member's own times. A member's send
@@ -221,6 +257,11 @@ bool Hierarchical::drivable(Group& g, std::uint64_t /*bytes*/) const
   Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
   member_timed_hier(g, layout); // the leaders' group member-timed or not, before its exact_flow_form is asked
   const CollectiveOptions& o = g.options();
+  if (g.world().lanes_solo() && o.inter_algorithm == AlgorithmId::Rd) { // before rd's exact_flow_form is asked too
+    if (layout.xor_symmetric < 0)
+      layout.xor_symmetric = xor_symmetric_nodes(g, layout) ? 1 : 0;
+    layout.leaders->set_xor_symmetric(layout.xor_symmetric > 0);
+  }
   return (uses_flow(o.inter_algorithm, o.fidelity, layout.leaders->size()) ||
           inter_->exact_flow_form(*layout.leaders)) &&
          flow_form_allowed(AlgorithmId::Hier, o) && flow_form_allowed(o.inter_algorithm, o);

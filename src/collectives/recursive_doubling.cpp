@@ -32,7 +32,16 @@ bool RecursiveDoubling::exact_flow_form(Group& g) const
 {
   const CollectiveOptions& o = g.options();
   if (o.fidelity != Fidelity::Auto || entry(AlgorithmId::Rd).flow != FlowForm::WhenExact ||
-      g.size() <= kFlowAboveRanks || !g.world().solo() || !flow_form_allowed(AlgorithmId::Rd, o))
+      g.size() <= kFlowAboveRanks || !flow_form_allowed(AlgorithmId::Rd, o))
+    return false;
+  if (g.world().lanes_solo()) {
+    // Several lanes: the members' XOR translations are symmetries of every flow in flight (Group::xor_symmetric,
+    // verified by whoever set it), so each step's transfers, one orbit of them, start, run and end together in every
+    // lane whatever the other lanes carry: members never part, as in the step form.
+    const int p = g.size();
+    return (p & (p - 1)) == 0 && g.xor_symmetric();
+  }
+  if (!g.world().solo())
     return false;
   return g.cached(kRdExactKey, [&g] {
     const int p = g.size();

@@ -130,6 +130,9 @@ struct ScheduleOptions {
   double compute_scale = 1;
   /** mgwfbp: closed-form time of one aggregation of that many bytes on the platform (required for mgwfbp). */
   std::function<double(std::uint64_t)> aggregation_cost_s;
+  /** mgwfbp, optional: a lower bound of aggregation_cost_s, cheaper to evaluate; a group whose end with this bound
+   *  already loses is not costed (the plan is the same, the search shorter). */
+  std::function<double(std::uint64_t)> aggregation_floor_s;
 };
 
 /** @brief Builds the DAG of `workload` under `options`: the compute stream runs io, h2d (unless prefetched),

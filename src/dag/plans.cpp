@@ -118,7 +118,8 @@ std::vector<PlannedAggregation> buckets(const LayerTimes& t, const ScheduleOptio
  *  gradient exists and the previous one has ended, and taking aggregation_cost_s(bytes). Dynamic programming over
  *  the gradient prefixes: the end of the best plan for the first j gradients is
  *  F(j) = min over i <= j of max(ready(g_j), F(i - 1)) + cost(bytes(g_i..g_j)), which is optimal because an
- *  aggregation's end grows with its start (an earlier previous end never hurts). */
+ *  aggregation's end grows with its start (an earlier previous end never hurts). A group whose start plus
+ *  aggregation_floor_s (a lower bound of the cost) is not below the best end so far is skipped uncosted. */
 std::vector<PlannedAggregation> mgwfbp(const LayerTimes& t, const ScheduleOptions& o)
 {
   if (!o.aggregation_cost_s)
@@ -133,7 +134,10 @@ std::vector<PlannedAggregation> mgwfbp(const LayerTimes& t, const ScheduleOption
     std::uint64_t bytes = 0;
     for (std::size_t i = j; i >= 1; --i) { // group g_i..g_j; ties keep the smaller group
       bytes += t.bytes[order[i - 1]];
-      const double end = std::max(ready[order[j - 1]], best[i - 1]) + o.aggregation_cost_s(bytes);
+      const double start = std::max(ready[order[j - 1]], best[i - 1]);
+      if (o.aggregation_floor_s && start + o.aggregation_floor_s(bytes) >= best[j])
+        continue; // its end is at least best[j]: it cannot win
+      const double end = start + o.aggregation_cost_s(bytes);
       if (end < best[j]) {
         best[j] = end;
         first[j] = i;

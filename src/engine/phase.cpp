@@ -107,8 +107,11 @@ struct Phase::Impl {
     // collective lists beforehand (CommWorld::set_mirror); before drivable() too (the ring's driver then posts its
     // flows at any size).
     if (!world_.solo() && spec.drive_streams && spec.exact_network && nominal_ &&
-        dag_.comm_policy == dag::CommPolicy::InOrder)
+        dag_.comm_policy == dag::CommPolicy::InOrder) {
+      world_.set_lanes_solo(true); // the lanes' plans are all the network carries if they are mirrored
       mirror_lanes();
+      world_.set_lanes_solo(world_.mirrored());
+    }
     // In-order streams of a solo world are driven (below) with each rank's start: a plan may end each rank at its
     // own time (drive_stream). The priority policy's driver starts every rank of an aggregation at once.
     for (auto& g : groups_)

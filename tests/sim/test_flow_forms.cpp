@@ -20,6 +20,7 @@
 #include <cmath>
 #include <iomanip>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 #include <tuple>
 
@@ -481,6 +482,61 @@ TEST_CASE("rd under --fidelity auto takes its flow form only where every step's 
   collectives::Group message_group(message_world, members(0, 128));
   CHECK_FALSE(rd.exact_flow_form(message_group));
   CHECK_FALSE(rd.drivable(message_group, 1 << 20));
+}
+
+TEST_CASE("hier over rd with several streams: auto lists rd's steps only where the nodes are XOR-symmetric")
+{
+  // 128 nodes of 2 hosts (node n: hosts 2n, 2n + 1) on a star; host 256 has half the bandwidth. In a lanes-solo world
+  // (CommWorld::lanes_solo: several streams of these plans, nothing else), hier's flow form, with rd's steps among the
+  // 128 leaders, is listed (flow_calls: gather, 7 steps, scatter) where node n -> n ^ m maps every flow onto one
+  // alike; with host 256 as node 1's second member, node 1's gather is slower than node 0's: message level (no
+  // calls). Outside a lanes-solo world, neither.
+  test::StarSpec spec = star(257, 1);
+  spec.host_bytes_per_s[256] = spec.link_bytes_per_s / 2;
+  spec.server_speed_flops = spec.speed_flops / 2; // srv0: links as the others', half their speed
+  test::ProbeEngine engine(test::write_star_platform(spec));
+  std::vector<sg4::Host*> hosts;
+  std::vector<int> nodes;
+  for (int i = 0; i < 256; ++i) {
+    hosts.push_back(sg4::Host::by_name("gpu" + std::to_string(i)));
+    nodes.push_back(i / 2);
+  }
+  collectives::CollectiveOptions o;
+  o.fidelity = Fidelity::Auto;
+  o.inter_algorithm = collectives::AlgorithmId::Rd;
+  const auto hier = collectives::make_collective(collectives::parse_algorithm("hier"), o);
+  collectives::CommWorld world(hosts, nodes, o, "u");
+  collectives::Group all(world);
+  CHECK(hier->flow_calls(all, 1 << 20).empty()); // not lanes-solo: rd's steps are not exact
+  world.set_lanes_solo(true);
+  collectives::Group lanes(world);
+  CHECK(hier->flow_calls(lanes, 1 << 20).size() == 9);
+  std::vector<sg4::Host*> odd = hosts;
+  odd[3] = sg4::Host::by_name("gpu256");
+  collectives::CommWorld odd_world(odd, nodes, o, "o");
+  odd_world.set_lanes_solo(true);
+  collectives::Group odd_lanes(odd_world);
+  CHECK(hier->flow_calls(odd_lanes, 1 << 20).empty());
+  // With srv0 as node 1's second member instead, the links are alike but that member computes at half speed: it
+  // starts its aggregations later at message level, so no symmetry.
+  std::vector<sg4::Host*> slow = hosts;
+  slow[3] = sg4::Host::by_name("srv0");
+  collectives::CommWorld slow_world(slow, nodes, o, "s");
+  slow_world.set_lanes_solo(true);
+  collectives::Group slow_lanes(slow_world);
+  CHECK(hier->flow_calls(slow_lanes, 1 << 20).empty());
+  // rd itself, told its members are XOR-symmetric: exact for 128 members, not for 96 (a fold), nor untold.
+  const collectives::RecursiveDoubling rd;
+  std::vector<int> members(128);
+  std::iota(members.begin(), members.end(), 0);
+  collectives::Group told(world, members), untold(world, members);
+  told.set_xor_symmetric(true);
+  CHECK(rd.exact_flow_form(told));
+  CHECK_FALSE(rd.exact_flow_form(untold));
+  members.resize(96);
+  collectives::Group folded(world, members);
+  folded.set_xor_symmetric(true);
+  CHECK_FALSE(rd.exact_flow_form(folded));
 }
 
 TEST_CASE("flow-level halving-doubling equals the message level and the closed form, P = 2, 6, 8, 12, 16")
@@ -953,6 +1009,65 @@ TEST_CASE("pipelined trees: a pipeline longer than the scheduled chunks takes th
         shared += own < full.of(0, p, n, 0, child, up) ? 1 : 0;
       }
   CHECK(shared > 0); // the pipeline's sharing changes from its first chunk on: the mapping is seen
+}
+
+TEST_CASE("symmetric_under: node XOR translations of a fat tree with leaves of two map rd's and hier's flows")
+{
+  // 8 nodes x 4 GPUs (rank 4n + i on node n), leaves of 2 nodes, 4:1: n -> n ^ m maps leaves onto leaves, so every
+  // route of hier over rd (each GPU to its node's first, and rd's steps among the first GPUs) onto its image's.
+  test::ProbeEngine engine(contended_fat_tree());
+  std::vector<sg4::Host*> hosts;
+  std::vector<int> nodes;
+  for (const auto& name : engine.gpu_hosts()) {
+    hosts.push_back(sg4::Host::by_name(name));
+    nodes.push_back(std::stoi(name.substr(4)));
+  }
+  collectives::CommWorld world(hosts, nodes, {}, "x");
+  REQUIRE(world.endpoints() == 32);
+  for (int r = 0; r < 32; ++r)
+    REQUIRE(world.node(r) == r / 4);
+  std::vector<std::vector<collectives::Flow>> sets(1);
+  for (int n = 0; n < 8; ++n)
+    for (int i = 1; i < 4; ++i)
+      sets[0].push_back({4 * n + i, 4 * n, 1000});
+  for (int mask = 1; mask < 8; mask <<= 1) {
+    sets.emplace_back();
+    for (int v = 0; v < 8; ++v)
+      sets.back().push_back({4 * v, 4 * (v ^ mask), 1000});
+  }
+  const auto nodes_map = [](const std::vector<int>& node_image) { // rank 4n + i -> 4 node_image[n] + i
+    std::vector<int> perm(32);
+    for (int r = 0; r < 32; ++r)
+      perm[r] = 4 * node_image[r / 4] + r % 4;
+    return perm;
+  };
+  for (int m : {1, 2, 4}) {
+    std::vector<int> image(8);
+    for (int n = 0; n < 8; ++n)
+      image[n] = n ^ m;
+    CHECK(world.symmetric_under(sets, nodes_map(image)));
+  }
+  // Swapping nodes 1 (leaf 0) and 2 (leaf 1) maps 4 -> 16 onto 8 -> 16 and back, each route to one of the same length
+  // and bandwidths; but 0 -> 16 stays, crossing leaf 0's uplink, which 4 -> 16's image leaves out: 4 -> 16 shares
+  // that uplink and 8 -> 16 does not. No one bijection of links, not a symmetry.
+  const std::vector<int> swap12 = nodes_map({0, 2, 1, 3, 4, 5, 6, 7});
+  CHECK(world.symmetric_under({{{4, 16, 1000}, {8, 16, 1000}}}, swap12));
+  CHECK_FALSE(world.symmetric_under({{{0, 16, 1000}, {4, 16, 1000}, {8, 16, 1000}}}, swap12));
+  // A set the permutation does not map onto itself (4 -> 0 is not in it), or whose image carries other bytes.
+  const std::vector<int> xor1 = nodes_map({1, 0, 3, 2, 5, 4, 7, 6});
+  CHECK_FALSE(world.symmetric_under({{{0, 4, 1000}}}, xor1));
+  CHECK_FALSE(world.symmetric_under({{{0, 4, 1000}, {4, 0, 999}}}, xor1));
+  CHECK(world.symmetric_under({{{0, 4, 1000}, {4, 0, 1000}}}, xor1));
+  CHECK_THROWS_AS(world.symmetric_under({}, std::vector<int>(31, 0)), std::logic_error);
+}
+
+TEST_CASE("symmetric_under: a host link twice as wide breaks the swap of its host")
+{
+  // Host 0's link 2 GB/s, the others 1: swapping hosts 2 and 3 maps their exchange onto itself, swapping 0 and 1
+  // maps 0 -> 1 (2 GB/s up, 1 down) onto 1 -> 0 (1 up, 2 down).
+  SharedLinkStar wide(4, {}, 1, {0});
+  CHECK(wide.world->symmetric_under({{{2, 3, 1000}, {3, 2, 1000}}}, {0, 1, 3, 2}));
+  CHECK_FALSE(wide.world->symmetric_under({{{0, 1, 1000}, {1, 0, 1000}}}, {1, 0, 2, 3}));
 }
 
 TEST_CASE("max-min rates: a fat pipe limits each transfer alone, not their sum")

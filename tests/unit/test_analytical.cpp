@@ -44,6 +44,30 @@ TEST_CASE("pipelined tree recurrence from each member's own start: each member's
                     Catch::Contains("one start time per member"));
 }
 
+TEST_CASE("pipelined tree floor: the busiest member's transfers back to back, never above the recurrence")
+{
+  // Two members, one chunk: 1 -> 0, then 0 -> 1, each alpha + M/B = 1 s + 1 s: the recurrence's 4 s, and the floor's
+  // 2 d (n alpha + M/B) with d = 1, less 1e-9 of it.
+  const analytical::Hop hop{1.0, 1e6};
+  CHECK(analytical::tree_allreduce_s(2, 1000000, 0, hop) == 4.0);
+  CHECK(analytical::tree_allreduce_floor_s(2, 1000000, 0, hop) == Approx(4.0 * (1 - 1e-9)).epsilon(1e-15));
+  // Five members: member 1 has a parent and two children, d = 3; four chunks: 2 * 3 * (4 alpha + M/B).
+  CHECK(analytical::tree_allreduce_floor_s(5, 4000000, 1000000, hop) == Approx(6.0 * (4.0 + 4.0)).epsilon(1e-8));
+  CHECK(analytical::tree_allreduce_floor_s(1, 4000000, 1000000, hop) == 0.0);
+  // Below the recurrence for every shape and size tried, with costs too, and within 2x of it for long pipelines
+  // (so that it prunes: a floor of 0 would pass the first check).
+  const analytical::Hop ib{1.7e-6, 12.5e9};
+  for (int ranks : {2, 3, 4, 5, 6, 7, 8, 31, 128, 1024})
+    for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{4}, std::uint64_t{100000}, std::uint64_t{1} << 20,
+                                std::uint64_t{3} << 20, std::uint64_t{97} << 20}) {
+      const double floor = analytical::tree_allreduce_floor_s(ranks, bytes, 1 << 20, ib);
+      const double full = analytical::tree_allreduce_s(ranks, bytes, 1 << 20, ib, {2e-6, 1e-12});
+      CHECK(floor <= full);
+      if (bytes >= (std::uint64_t{97} << 20))
+        CHECK(floor > 0.5 * full);
+    }
+}
+
 TEST_CASE("pipelined tree: chunk counts to 2^64 bytes, a hop per member required")
 {
   // ceil(bytes / chunk) without overflow near 2^64; 0: one piece; an empty message is one chunk.
