@@ -188,6 +188,7 @@ public:
   /** The flow form's calls: the gather, the inter algorithm's among the leaders, the scatter; none where the flow form
    *  is not taken, the inter algorithm lists none, or senders post flows apart (a message overhead or a stack). */
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
+  bool concurrent_flows(Group& group) const override;
 
 private:
   std::unique_ptr<Collective> inter_;
@@ -213,6 +214,7 @@ public:
   /** Where every flow of a server leaves at once (no message overhead, the ideal stack): each server's pushes and
    *  pulls, for every server a tensor may go to (mirrored lanes). */
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
+  bool concurrent_flows(Group& group) const override;
 
 private:
   bool leaders_only_;
@@ -314,6 +316,7 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
+  bool concurrent_flows(Group& group) const override;
 
 private:
   std::vector<Choice> choices_;
@@ -335,6 +338,7 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
+  bool concurrent_flows(Group& group) const override;
 
 private:
   std::vector<Rule> rules_;
@@ -357,6 +361,7 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
+  bool concurrent_flows(Group& group) const override;
 
 private:
   std::unique_ptr<Collective> inner_;

@@ -576,6 +576,11 @@ public:
    *  `group` makes (where drivable() says so; calls alike listed once), when that plan is nothing but sleeps and such
    *  calls (CommWorld::set_mirror); empty where the algorithm does not say (the default). */
   virtual std::vector<std::vector<Flow>> flow_calls(Group& /*group*/, std::uint64_t /*bytes*/) const { return {}; }
+  /** True when the flow plan over `group` runs flows from several actors at once (parameter servers' helpers, each
+   *  posting its own server's pushes and pulls), so that even in a solo world no one run_flows call is all the network
+   *  carries: the phase then mirrors the plans' calls (CommWorld::set_mirror), and the helpers' flows share one
+   *  network, ddlsim's own (CommWorld::run_fluid), instead of SimGrid's. False by default. */
+  virtual bool concurrent_flows(Group& /*group*/) const { return false; }
   /** True when Fidelity::Auto runs this algorithm's flow form on `group` because it equals the message level there
    *  (FlowForm::WhenExact; the check is the algorithm's own, on the group's routes). False by default. */
   virtual bool exact_flow_form(Group& /*group*/) const { return false; }

@@ -286,6 +286,14 @@ std::vector<std::vector<Flow>> Hierarchical::flow_calls(Group& g, std::uint64_t 
   return calls;
 }
 
+bool Hierarchical::concurrent_flows(Group& g) const
+{
+  if (g.size() <= 1)
+    return false;
+  Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
+  return layout.leaders->size() > 1 && inter_->concurrent_flows(*layout.leaders);
+}
+
 bool Hierarchical::flow_plan(Group& g, std::uint64_t bytes) const
 {
   // The message level's steps, for every node at once: the gather (each member's flow to its leader, posted after the

@@ -201,6 +201,13 @@ std::vector<std::vector<Flow>> ParameterServer::flow_calls(Group& g, std::uint64
   return calls;
 }
 
+bool ParameterServer::concurrent_flows(Group& g) const
+{
+  // Split shards: every tensor's pushes and pulls go to every server at once, each server's from its own helper.
+  const CollectiveOptions& o = g.options();
+  return g.size() > 1 && o.ps_servers > 1 && o.ps_sharding == PsSharding::Split && g.use_flow(AlgorithmId::Ps);
+}
+
 bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const
 {
   // The message level's steps for every worker and server at once: each worker posts its pushes one after the other

@@ -112,6 +112,10 @@ struct Phase::Impl {
       mirror_lanes();
       world_.set_lanes_solo(world_.mirrored());
     }
+    // One stream, but plans whose flows several actors post at once (parameter servers' helpers): mirrored too, so
+    // that those flows share ddlsim's own network (Collective::concurrent_flows).
+    if (world_.solo() && collective_.concurrent_flows(*groups_.front()))
+      mirror_lanes();
     // In-order streams of a solo world are driven (below) with each rank's start: a plan may end each rank at its
     // own time (drive_stream). The priority policy's driver starts every rank of an aggregation at once.
     for (auto& g : groups_)
