@@ -260,7 +260,7 @@ void CommWorld::run_flows(const std::vector<Flow>& flows)
   std::vector<double> starts, ends_of;
   if (computed()) {
     starts.assign(posted.size(), sg4::Engine::get_clock());
-    ends_of = run_fluid(posted, posted_routes, tags);
+    ends_of = run_fluid(posted, shape, tags);
   } else {
     const std::vector<sg4::CommPtr> comms = post(posted);
     for (const auto& c : comms)
@@ -387,6 +387,13 @@ bool CommWorld::set_mirror(const std::vector<std::vector<Flow>>& calls)
   }
   m->generation = ++mirror_generations_;
   m->computed = fluid_exact(routes) && m->layouts.size() < 0xffff; // run_fluid's tags: 16 bits of layout
+  if (m->computed)
+    for (auto& layout : m->layouts)
+      for (const Route* r : layout->routes) {
+        layout->fluid.push_back({static_cast<std::uint32_t>(layout->fluid_links.size()),
+                                 static_cast<std::uint32_t>(r->shared_ids.size()), r->latency_s, r->bandwidth});
+        layout->fluid_links.insert(layout->fluid_links.end(), r->shared_ids.begin(), r->shared_ids.end());
+      }
   mirror_ = std::move(m);
   return true;
 }
@@ -1021,9 +1028,10 @@ void CommWorld::load(const std::vector<Flow>& flows)
     std::vector<Flow> posted;
     std::vector<const Route*> routes;
     std::vector<std::uint64_t> tags;
-    choose_representatives(flows, mirror_layout(flows), posted, first, &routes, computed() ? &tags : nullptr);
+    const PlanShape& shape = mirror_layout(flows);
+    choose_representatives(flows, shape, posted, first, &routes, computed() ? &tags : nullptr);
     if (computed())
-      run_fluid(posted, routes, tags);
+      run_fluid(posted, shape, tags);
     else
       for (const auto& c : post(posted))
         c->wait();
@@ -1146,7 +1154,7 @@ struct CommWorld::Fluid : std::enable_shared_from_this<CommWorld::Fluid> {
   }
 };
 
-std::vector<double> CommWorld::run_fluid(const std::vector<Flow>& flows, const std::vector<const Route*>& routes,
+std::vector<double> CommWorld::run_fluid(const std::vector<Flow>& flows, const PlanShape& shape,
                                          const std::vector<std::uint64_t>& tags)
 {
   // Each lane's driver starts its flows in the shared network and sleeps until they are all done; a timer wakes at
@@ -1173,12 +1181,13 @@ std::vector<double> CommWorld::run_fluid(const std::vector<Flow>& flows, const s
   analytical::FluidNetwork::FlowSpec spec;
   for (std::size_t i = 0; i < flows.size(); ++i) {
     const Flow& f = flows[i];
-    const Route& r = *routes[i];
+    const PlanShape::FluidRoute& r = shape.fluid[tags[i] & 0xffffffffu]; // the flow's place in its layout
     // As SimGrid 3.32's CM02 (src/surf/network_cm02.cpp, communicate and comm_action_set_bounds): the latency times
     // the latency factor of the message size, the sharing penalty the route's latency (1 where there is no wait),
     // the bound its narrowest link, the progress the share times the bandwidth factor (install_factors).
     const double message = f.message_bytes > 0 ? double(f.message_bytes) : double(f.bytes);
-    spec.links = r.shared_ids; // a view: the route is cached for the world's life
+    spec.links.data = shape.fluid_links.data() + r.first; // a view: the layout lives as long as the mirror
+    spec.links.size = r.count;
     spec.latency_s = r.latency_s * factor_for(stack.latency_factor, message);
     spec.penalty = spec.latency_s > 0 ? r.latency_s : 1.0;
     spec.bound = std::isfinite(r.bandwidth) ? r.bandwidth : 0.0;

@@ -301,6 +301,15 @@ private:
     mutable std::vector<double> incast;
     mutable LinkFlows links; ///< for TransferBatch (empty ids and offsets: not computed yet)
     std::size_t layout = 0;  ///< set_mirror's layouts: its number
+    /** A computed mirror's layout (set_mirror): per flow what run_fluid reads of its route, in one array, its links'
+     *  numbers in `fluid_links` (contiguous, where the routes themselves lie scattered in memory). */
+    struct FluidRoute {
+      std::uint32_t first = 0, count = 0; ///< its links: fluid_links[first, first + count)
+      double latency_s = 0;
+      double bandwidth = 0;
+    };
+    std::vector<FluidRoute> fluid;
+    std::vector<std::uint32_t> fluid_links;
     /** True when `flows` are between `ends`, in order. */
     bool has_ends(const std::vector<Flow>& flows) const;
   };
@@ -361,10 +370,10 @@ private:
    *  runs flows): every lane's flows are all it carries (set_mirror), so no SimGrid activity shares its links. */
   struct Fluid;
   std::shared_ptr<Fluid> fluid_;
-  /** Runs `flows` (routes: theirs; tags: analytical::FluidNetwork::FlowSpec::tag, the mirror's layout and place of
-   *  each) in fluid_ from now, with every other lane's flows in flight, and returns when the last has ended; returns
-   *  each one's end (absolute). */
-  std::vector<double> run_fluid(const std::vector<Flow>& flows, const std::vector<const Route*>& routes,
+  /** Runs `flows` (of the mirror's layout `shape`; tags: analytical::FluidNetwork::FlowSpec::tag, the layout and
+   *  each one's place in it, which picks its PlanShape::fluid) in fluid_ from now, with every other lane's flows in
+   *  flight, and returns when the last has ended; returns each one's end (absolute). */
+  std::vector<double> run_fluid(const std::vector<Flow>& flows, const PlanShape& shape,
                                 const std::vector<std::uint64_t>& tags);
   std::uint32_t mirror_generations_ = 0; ///< set_mirror calls that mirrored (tags of one never meet another's)
   /** True when FluidNetwork computes flows over `routes` as SimGrid's model does (no fat pipe crossed by routes of
