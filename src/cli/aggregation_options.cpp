@@ -92,7 +92,8 @@ std::string fidelity_help()
                              ? "message up to " + std::to_string(collectives::kFlowAboveRanks) +
                                    " ranks, flow above where it equals the message level (" +
                                    (e.id == collectives::AlgorithmId::Rd
-                                        ? "a power of two, every step's transfers alike"
+                                        ? "a power of two, every step's transfers alike; among hier's node "
+                                          "leaders with several streams, nodes that XOR maps onto each other"
                                         : "one stream, no link shared by tree edges without a common rank") +
                                    ")"
                              : std::string("message")));
