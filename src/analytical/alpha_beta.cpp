@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace ddlsim::analytical {
@@ -198,15 +199,18 @@ double tree_allreduce_floor_s(int ranks, std::uint64_t bytes, std::uint64_t chun
   // edges up and down, 2 d (n alpha + M/B). Its first, chunk 0 from its first child, waits for that chunk to climb
   // from the deepest member below that child; after its last, chunk n-1 to its last child, that chunk still goes
   // down to the deepest member below that child.
+  // The recurrence sums these times one transfer after another, each sum rounded: less k units of rounding per
+  // transfer summed (k = 4: each sum, and the floor's own few operations), relative, off the bound.
   const auto bound = [&](int u) {
     const std::vector<int> c = children(u);
     const int d = static_cast<int>(c.size()) + (u > 0 ? 1 : 0);
-    double fill = 0;
+    double hops = 0;
     if (!c.empty())
-      fill = double(below(c.front()) + below(c.back())) * e;
-    return fill + 2.0 * d * all;
+      hops = double(below(c.front()) + below(c.back()));
+    const double transfers = hops + 2.0 * d * double(chunks.n);
+    return (hops * e + 2.0 * d * all) * (1.0 - 4.0 * (transfers + 8.0) * std::numeric_limits<double>::epsilon());
   };
-  return std::max(bound(0), bound(1)) * (1.0 - 1e-9);
+  return std::max(bound(0), bound(1));
 }
 
 double tree_allreduce_s(const TreeShape& tree, std::uint64_t bytes, std::uint64_t chunk_bytes, const Costs& c)

@@ -51,8 +51,9 @@ double tree_allreduce_s(int ranks, std::uint64_t bytes, std::uint64_t chunk_byte
  *  member 1 (the busiest members) each do their transfers one at a time, every chunk over each of their d edges up
  *  and down, 2 d (n alpha + M/B); the first waits for chunk 0 to climb from the deepest member below its first child,
  *  and after the last chunk n-1 goes down to the deepest member below its last child, each hop at least one chunk's
- *  alpha + M/(n B). Less 1e-9 of it for the rounding of the recurrence's sums. For searches that would evaluate the
- *  recurrence many times (mgwfbp's planner): a group whose floor already loses needs no recurrence. */
+ *  alpha + M/(n B). Less 4 units of rounding (epsilon) per transfer summed, relative: the recurrence's sums round. For
+ * searches that would evaluate the recurrence many times (mgwfbp's planner): a group whose floor already loses needs no
+ * recurrence. */
 double tree_allreduce_floor_s(int ranks, std::uint64_t bytes, std::uint64_t chunk_bytes, const Hop& hop);
 
 /** @brief A rooted tree for the pipelined-tree recurrence: member v serves children[v] one at a time, in order, and

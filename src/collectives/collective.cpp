@@ -346,6 +346,8 @@ void CommWorld::choose_representatives(const std::vector<Flow>& flows, const Pla
 
 bool CommWorld::set_mirror(const std::vector<std::vector<Flow>>& calls)
 {
+  if (fluid_in_flight()) // their routes are read from the mirror's layouts (PlanShape::fluid)
+    throw std::logic_error("mirrored lanes: set_mirror while computed flows are in flight");
   mirror_.reset();
   if (calls.empty() || contended_ ||
       std::any_of(calls.begin(), calls.end(), [](const auto& call) { return call.empty(); }))
@@ -416,21 +418,19 @@ bool CommWorld::symmetric_under(const std::vector<std::vector<Flow>>& flow_sets,
 {
   if (perm.size() != static_cast<std::size_t>(endpoints()))
     throw std::logic_error("symmetric_under: the permutation must list every endpoint");
-  for (std::size_t e = 0; e < perm.size(); ++e) // an endpoint computes as fast as its image: they start alike
-    if (hosts_[e]->get_speed() != hosts_[static_cast<std::size_t>(perm[e])]->get_speed() ||
-        hosts_[e]->get_core_count() != hosts_[static_cast<std::size_t>(perm[e])]->get_core_count())
+  for (std::size_t e = 0; e < perm.size(); ++e) // an endpoint computes as fast as its image (nominal times): alike
+    if (hosts_[e]->get_speed() != hosts_[static_cast<std::size_t>(perm[e])]->get_speed())
       return false;
   using Key = std::tuple<int, int, std::uint64_t, std::uint64_t>;
-  std::vector<std::int64_t> image, preimage; // per link number: its image under the bijection (-1: none yet)
-  std::unordered_map<const sg4::Link*, const sg4::Link*> fat_image, fat_preimage;
-  // Links map one to one: a link already mapped maps the same way again, and no two links map to one.
-  const auto maps = [](auto& to, auto& from, auto a, auto b, auto none) {
-    if (to[a] == none && from[b] == none) {
+  // The links' map, built route by route: a link already mapped must map the same way again. It is then one to one
+  // as well: the flows map onto themselves (checked first), so every crossing of a link m comes from a crossing of a
+  // link that maps to m; were two links mapped to one, some used link would be no link's image and carry nothing.
+  std::vector<std::int64_t> image;                                  // per link number (-1: not mapped yet)
+  std::unordered_map<const sg4::Link*, const sg4::Link*> fat_image; // fat pipes (backbones: shared by routes)
+  const auto maps = [](auto& to, auto a, auto b, auto none) {
+    if (to[a] == none)
       to[a] = b;
-      from[b] = a;
-      return true;
-    }
-    return to[a] == b && from[b] == a;
+    return to[a] == b;
   };
   for (const auto& flows : flow_sets) {
     std::vector<Key> mine, theirs;
@@ -450,18 +450,15 @@ bool CommWorld::symmetric_under(const std::vector<std::vector<Flow>>& flow_sets,
         return false;
       for (std::size_t k = 0; k < a.shared.size(); ++k) {
         const std::uint32_t x = a.shared_ids[k], y = b.shared_ids[k];
-        if (std::max(x, y) >= image.size()) {
-          image.resize(std::max(x, y) + 1, -1);
-          preimage.resize(std::max(x, y) + 1, -1);
-        }
-        if (a.shared_bandwidth[k] != b.shared_bandwidth[k] || !maps(image, preimage, x, std::int64_t{y}, -1))
+        if (x >= image.size())
+          image.resize(x + 1, -1);
+        if (a.shared_bandwidth[k] != b.shared_bandwidth[k] || !maps(image, x, std::int64_t{y}, std::int64_t{-1}))
           return false;
       }
       for (std::size_t k = 0; k < a.fat.size(); ++k) {
         fat_image.emplace(a.fat[k], nullptr);
-        fat_preimage.emplace(b.fat[k], nullptr);
         if (a.fat[k]->get_bandwidth() != b.fat[k]->get_bandwidth() ||
-            !maps(fat_image, fat_preimage, a.fat[k], b.fat[k], nullptr))
+            !maps(fat_image, a.fat[k], b.fat[k], static_cast<const sg4::Link*>(nullptr)))
           return false;
       }
     }
@@ -1153,6 +1150,11 @@ struct CommWorld::Fluid : std::enable_shared_from_this<CommWorld::Fluid> {
     timer->go->release();
   }
 };
+
+bool CommWorld::fluid_in_flight() const
+{
+  return fluid_ && fluid_->net.flows() > 0;
+}
 
 std::vector<double> CommWorld::run_fluid(const std::vector<Flow>& flows, const PlanShape& shape,
                                          const std::vector<std::uint64_t>& tags)

@@ -138,12 +138,12 @@ public:
   void set_lanes_solo(bool on) { lanes_solo_ = on; }
   bool lanes_solo() const { return lanes_solo_; }
   /** True when the endpoint permutation `perm` (endpoint e to perm[e], every endpoint listed) maps every endpoint's
-   *  host onto one of the same speed and cores (their tasks take the same times), every set of
-   *  `flow_sets` onto itself (the same flows, bytes and message sizes: a multiset) and every route of theirs onto the
-   *  route of the image flow link for link: one bijection of links that keeps each link's bandwidth, and each route's
-   *  latency, bandwidth and fat pipes. SimGrid's model (max-min with route-latency penalties) then gives a flow and its
-   *  image the same times whenever the flows in flight are a union of such sets, as in CM02's sharing, and so does
-   *  run_fluid. */
+   *  host onto one of the same speed (their tasks take the same nominal times), every set of `flow_sets` onto itself
+   *  (the same flows, bytes and message sizes: a multiset) and every route of theirs onto the route of the image flow
+   *  link for link: one bijection of the links they cross that keeps each link's bandwidth, and each route's latency,
+   *  bandwidth and fat pipes. SimGrid's model (max-min with route-latency penalties) then gives a flow and its image
+   *  the same times whenever the flows in flight are a union of orbits of such flows, and so does run_fluid. The
+   *  caller must know that these flows are all the network carries (a lanes-solo world of one collective's plans). */
   bool symmetric_under(const std::vector<std::vector<Flow>>& flow_sets, const std::vector<int>& perm) const;
   /** Mirrored, and the lanes' flows computed by ddlsim's own network (run_fluid) rather than run in SimGrid. */
   bool computed() const { return mirror_ != nullptr && mirror_->computed; }
@@ -375,6 +375,8 @@ private:
    *  flight, and returns when the last has ended; returns each one's end (absolute). */
   std::vector<double> run_fluid(const std::vector<Flow>& flows, const PlanShape& shape,
                                 const std::vector<std::uint64_t>& tags);
+  /** Flows started in fluid_ and not yet released (set_mirror may not drop the layouts they read). */
+  bool fluid_in_flight() const;
   std::uint32_t mirror_generations_ = 0; ///< set_mirror calls that mirrored (tags of one never meet another's)
   /** True when FluidNetwork computes flows over `routes` as SimGrid's model does (no fat pipe crossed by routes of
    *  different latencies: Mirror::computed). */

@@ -95,8 +95,10 @@ std::vector<Flow> node_flows(Group& g, const Layout& l, std::uint64_t bytes, boo
  *  the leaders (leader v to v ^ 2^k) onto themselves, and their routes onto the images' link for link
  *  (CommWorld::symmetric_under). These are every flow of hier over rd's plans, whatever the tensor (each plan's flows
  *  carry one size), so in a lanes-solo world (several streams of these plans, nothing else) the leaders' XOR
- * translations are symmetries of all the network carries. Checking the generators m = 2^j suffices: their products are
- * the rest. */
+ * translations are symmetries of all the network carries. That rests on every lane running this hier: hier is never a
+ * side of a size or rank switch (algorithm_spec.cpp takes only flat algorithms there), and its inter algorithm is one.
+ * Checking the generators m = 2^j suffices: their products are the rest. Nodes of one size and L a power of two come
+ * first: the maps below index node n ^ m's i-th member. */
 bool xor_symmetric_nodes(Group& g, const Layout& l)
 {
   const std::size_t leaders = l.nodes.size();

@@ -525,6 +525,19 @@ TEST_CASE("hier over rd with several streams: auto lists rd's steps only where t
   slow_world.set_lanes_solo(true);
   collectives::Group slow_lanes(slow_world);
   CHECK(hier->flow_calls(slow_lanes, 1 << 20).empty());
+  // 128 nodes of three sizes (host 255 joins node 126: 3 GPUs there, 1 on node 127), and 96 nodes (not a power of
+  // two): no XOR map, and none is looked for (the maps would index members and nodes that do not exist).
+  std::vector<int> ragged = nodes;
+  ragged.back() = 126;
+  collectives::CommWorld ragged_world(hosts, ragged, o, "g");
+  ragged_world.set_lanes_solo(true);
+  collectives::Group ragged_lanes(ragged_world);
+  CHECK(hier->flow_calls(ragged_lanes, 1 << 20).empty());
+  collectives::CommWorld small_world(std::vector<sg4::Host*>(hosts.begin(), hosts.begin() + 192),
+                                     std::vector<int>(nodes.begin(), nodes.begin() + 192), o, "n");
+  small_world.set_lanes_solo(true);
+  collectives::Group small_lanes(small_world);
+  CHECK(hier->flow_calls(small_lanes, 1 << 20).empty());
   // rd itself, told its members are XOR-symmetric: exact for 128 members, not for 96 (a fold), nor untold.
   const collectives::RecursiveDoubling rd;
   std::vector<int> members(128);
@@ -1068,6 +1081,33 @@ TEST_CASE("symmetric_under: a host link twice as wide breaks the swap of its hos
   SharedLinkStar wide(4, {}, 1, {0});
   CHECK(wide.world->symmetric_under({{{2, 3, 1000}, {3, 2, 1000}}}, {0, 1, 3, 2}));
   CHECK_FALSE(wide.world->symmetric_under({{{0, 1, 1000}, {1, 0, 1000}}}, {1, 0, 2, 3}));
+  // The same exchange with message sizes that differ (a stack's size factors would tell them apart).
+  collectives::Flow a{2, 3, 1000}, b{3, 2, 1000};
+  a.message_bytes = 10;
+  b.message_bytes = 20;
+  CHECK_FALSE(wide.world->symmetric_under({{a, b}}, {0, 1, 3, 2}));
+  b.message_bytes = 10;
+  CHECK(wide.world->symmetric_under({{a, b}}, {0, 1, 3, 2}));
+}
+
+TEST_CASE("symmetric_under: routes of one bandwidth but two latencies, or fat pipes of two bandwidths, break a swap")
+{
+  // A star of 6 hosts: host 0's link has 3 times the latency; hosts 3 and 4 reach the star through FATPIPE links, 4's
+  // twice as wide. Swapping 0 and 1 maps {0 -> 2, 1 -> 2} onto itself link for link, bandwidth for bandwidth, but the
+  // two routes' latencies differ (their sharing penalties in SimGrid's model). Swapping 3 and 4 maps {3 -> 5, 4 -> 5}
+  // onto itself, each route's narrowest link host 5's, but the fat pipes' bandwidths differ.
+  test::StarSpec spec = star(6);
+  spec.host_latency_s[0] = 3 * spec.link_latency_s;
+  spec.fatpipe_hosts = {3, 4};
+  spec.host_bytes_per_s[4] = 2 * spec.link_bytes_per_s;
+  test::ProbeEngine engine(test::write_star_platform(spec));
+  std::vector<sg4::Host*> hosts;
+  for (int i = 0; i < 6; ++i)
+    hosts.push_back(sg4::Host::by_name("gpu" + std::to_string(i)));
+  collectives::CommWorld world(hosts, std::vector<int>(6, 0), {}, "l");
+  CHECK_FALSE(world.symmetric_under({{{0, 2, 1000}, {1, 2, 1000}}}, {1, 0, 2, 3, 4, 5}));
+  CHECK_FALSE(world.symmetric_under({{{3, 5, 1000}, {4, 5, 1000}}}, {0, 1, 2, 4, 3, 5}));
+  CHECK(world.symmetric_under({{{1, 5, 1000}, {2, 5, 1000}}}, {0, 2, 1, 3, 4, 5}));
 }
 
 TEST_CASE("max-min rates: a fat pipe limits each transfer alone, not their sum")
