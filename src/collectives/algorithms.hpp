@@ -58,8 +58,9 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
   /** The flow plan's run_step calls: the fold's pushes, every step, the results back (mirrored lanes). */
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
-  /** Under Fidelity::Auto, in a solo world, above kFlowAboveRanks members: true when P is a power of two (no fold)
-   *  and in every step all transfers have routes of one latency and get one max-min rate (CommWorld::max_min_rates).
+  /** Under Fidelity::Auto, in a solo world, above kFlowAboveRanks members: true when P is a power of two (no fold),
+   *  every member's host computes at one speed (so all start together), and in every step all transfers have routes
+   *  of one latency and get one max-min rate (CommWorld::max_min_rates).
    *  Every pair's exchange then costs the same, so every member starts each step when the last one does, at message
    *  level as in the step form: the two are equal. In a lanes-solo world (CommWorld::lanes_solo, several streams), true
    * when P is a power of two and the group is XOR-symmetric (Group::xor_symmetric): each step's transfers are one orbit

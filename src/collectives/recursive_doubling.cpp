@@ -46,7 +46,10 @@ bool RecursiveDoubling::exact_flow_form(Group& g) const
   return g.cached(kRdExactKey, [&g] {
     const int p = g.size();
     if ((p & (p - 1)) != 0)
-      return 0.0; // a fold: the folded members end later than the others at message level
+      return 0.0;               // a fold: the folded members end later than the others at message level
+    for (int v = 1; v < p; ++v) // hosts of other speeds start their aggregations at other times (nominal times)
+      if (g.world().host(g.endpoint(v))->get_speed() != g.world().host(g.endpoint(0))->get_speed())
+        return 0.0;
     // Every step's transfers alike (one latency, one max-min rate): each starts, runs and ends with the others.
     std::vector<std::pair<int, int>> ends(static_cast<std::size_t>(p));
     for (int mask = 1; mask < p; mask <<= 1) {

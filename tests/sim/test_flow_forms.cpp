@@ -431,21 +431,24 @@ TEST_CASE("flow-level recursive doubling equals the message level and the closed
 
 TEST_CASE("rd under --fidelity auto takes its flow form only where every step's transfers are alike")
 {
-  // A star of 131 hosts: 0..127 alike, 128 with a slower link latency, 129 with half the bandwidth, 130 alike again.
+  // A star of 131 hosts: 0..127 alike, 128 with a slower link latency, 129 with half the bandwidth, 130 alike again,
+  // and srv0 (endpoint 131) with a link as theirs but half their speed.
   // 128 alike members (a power of two above 64), in any order, qualify; swapping one of them for 128 makes one step's
   // routes differ in latency, for 129 in max-min rate; 96 members need a fold, 64 are not above 64; outside a solo
   // world, or with another fidelity, no. (Equality where it qualifies: the golden test "rd's flow form under --fidelity
   // auto equals the message level where it takes it".)
-  test::StarSpec spec = star(131);
+  test::StarSpec spec = star(131, 1);
   spec.host_latency_s[128] = 3 * spec.link_latency_s;
   spec.host_bytes_per_s[129] = spec.link_bytes_per_s / 2;
+  spec.server_speed_flops = spec.speed_flops / 2;
   test::ProbeEngine engine(test::write_star_platform(spec));
   std::vector<sg4::Host*> hosts;
   for (int i = 0; i < 131; ++i)
     hosts.push_back(sg4::Host::by_name("gpu" + std::to_string(i)));
+  hosts.push_back(sg4::Host::by_name("srv0"));
   collectives::CollectiveOptions o;
   o.fidelity = Fidelity::Auto;
-  collectives::CommWorld world(hosts, std::vector<int>(131, 0), o, "r");
+  collectives::CommWorld world(hosts, std::vector<int>(132, 0), o, "r");
   world.set_solo(true);
   const collectives::RecursiveDoubling rd;
   auto members = [](int first, int count, int swap_last_for = -1) {
@@ -472,12 +475,14 @@ TEST_CASE("rd under --fidelity auto takes its flow form only where every step's 
   CHECK_FALSE(rd.exact_flow_form(folded));
   collectives::Group small(world, members(0, 64));
   CHECK_FALSE(rd.exact_flow_form(small));
+  collectives::Group slow_host(world, members(0, 128, 131)); // srv0: a link as the others', half their speed
+  CHECK_FALSE(rd.exact_flow_form(slow_host));
   world.set_solo(false);
   collectives::Group not_solo(world, members(0, 128));
   CHECK_FALSE(rd.exact_flow_form(not_solo));
   collectives::CollectiveOptions message = o;
   message.fidelity = Fidelity::Message;
-  collectives::CommWorld message_world(hosts, std::vector<int>(131, 0), message, "m");
+  collectives::CommWorld message_world(hosts, std::vector<int>(132, 0), message, "m");
   message_world.set_solo(true);
   collectives::Group message_group(message_world, members(0, 128));
   CHECK_FALSE(rd.exact_flow_form(message_group));
