@@ -125,9 +125,10 @@ void LinkLog::add_span(std::uint32_t id, const sg4::Link* link, std::uint64_t by
     l.spans.emplace_back(start, end);
     return;
   }
-  // The busy time only: spans that start within the open one extend it (merge() would join them: the same union,
-  // the same intervals).
-  if (start >= l.open_s && start <= l.close_s) {
+  // The busy time only: spans that meet the open one widen it (merge() would join them: the same union, the same
+  // intervals), whichever starts first (several lanes report out of order).
+  if (start <= l.close_s && end >= l.open_s) { // none open: (0, -1), which no span meets
+    l.open_s = std::min(l.open_s, start);
     l.close_s = std::max(l.close_s, end);
     return;
   }

@@ -88,3 +88,20 @@ TEST_CASE("link log: copied iterations copy the folded time too")
   CHECK(usage.front().busy_s == Approx(3 * 2100.0).epsilon(1e-12));
   CHECK(usage.front().bytes == 3 * 2100 * 10);
 }
+
+TEST_CASE("link log: a span that starts before the open one and meets it widens it (lanes report out of order)")
+{
+  // [5, 7], then [4, 6] (another lane's, reported later), then [3, 3.5] apart, then [10, 11]: the union is [3, 3.5],
+  // [4, 7] and [10, 11], 0.5 + 3 + 1 = 4.5 s busy; 40 bytes.
+  test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
+  engine::LinkLog log(false, 2);
+  const auto route = one_link();
+  log.add(route, 10, 5.0, 7.0);
+  log.add(route, 10, 4.0, 6.0);
+  log.add(route, 10, 3.0, 3.5);
+  log.add(route, 10, 10.0, 11.0);
+  const auto usage = log.usage(0);
+  REQUIRE(usage.size() == 1);
+  CHECK(usage.front().busy_s == 4.5);
+  CHECK(usage.front().bytes == 40);
+}
