@@ -415,18 +415,24 @@ std::unique_ptr<Collective> make_collective(const AlgorithmSpec& spec, const Col
   return algorithm;
 }
 
-double closed_form_s(const AlgorithmSpec& spec, std::uint64_t bytes, const ClosedFormInput& in)
+namespace {
+/** The row whose closed form gives `spec`'s time for `bytes` (ConfigError under a stack other than ideal). */
+const AlgorithmEntry& closed_form_row(const AlgorithmSpec& spec, std::uint64_t bytes, const ClosedFormInput& in)
 {
   if (!in.options.stack.ideal())
     throw ConfigError("no closed form for the stack '" + in.options.stack.name + "' (only for ideal)");
-  return entry(spec.for_size(bytes, in.ranks)).closed_form_s(bytes, in);
+  return entry(spec.for_size(bytes, in.ranks));
+}
+} // namespace
+
+double closed_form_s(const AlgorithmSpec& spec, std::uint64_t bytes, const ClosedFormInput& in)
+{
+  return closed_form_row(spec, bytes, in).closed_form_s(bytes, in);
 }
 
 double closed_form_floor_s(const AlgorithmSpec& spec, std::uint64_t bytes, const ClosedFormInput& in)
 {
-  if (!in.options.stack.ideal())
-    throw ConfigError("no closed form for the stack '" + in.options.stack.name + "' (only for ideal)");
-  const AlgorithmEntry& e = entry(spec.for_size(bytes, in.ranks));
+  const AlgorithmEntry& e = closed_form_row(spec, bytes, in);
   return e.closed_form_floor_s != nullptr ? e.closed_form_floor_s(bytes, in) : 0.0;
 }
 

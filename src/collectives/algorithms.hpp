@@ -317,7 +317,6 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
-  bool concurrent_flows(Group& group) const override;
 
 private:
   std::vector<Choice> choices_;
@@ -339,7 +338,6 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
-  bool concurrent_flows(Group& group) const override;
 
 private:
   std::vector<Rule> rules_;
@@ -362,7 +360,6 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
-  bool concurrent_flows(Group& group) const override;
 
 private:
   std::unique_ptr<Collective> inner_;

@@ -1023,10 +1023,9 @@ void CommWorld::load(const std::vector<Flow>& flows)
   if (mirror_ && !flows.empty()) { // one component per class, as run_flows (set_mirror was told of these flows)
     std::vector<std::size_t> first;
     std::vector<Flow> posted;
-    std::vector<const Route*> routes;
     std::vector<std::uint64_t> tags;
     const PlanShape& shape = mirror_layout(flows);
-    choose_representatives(flows, shape, posted, first, &routes, computed() ? &tags : nullptr);
+    choose_representatives(flows, shape, posted, first, nullptr, computed() ? &tags : nullptr);
     if (computed())
       run_fluid(posted, shape, tags);
     else

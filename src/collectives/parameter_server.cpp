@@ -203,9 +203,10 @@ std::vector<std::vector<Flow>> ParameterServer::flow_calls(Group& g, std::uint64
 
 bool ParameterServer::concurrent_flows(Group& g) const
 {
-  // Split shards: every tensor's pushes and pulls go to every server at once, each server's from its own helper.
+  // Split shards: every tensor's pushes and pulls go to every server at once, each server's from its own helper
+  // (where the plan is no flow form, flow_calls lists nothing and nothing is mirrored).
   const CollectiveOptions& o = g.options();
-  return g.size() > 1 && o.ps_servers > 1 && o.ps_sharding == PsSharding::Split && g.use_flow(AlgorithmId::Ps);
+  return o.ps_servers > 1 && o.ps_sharding == PsSharding::Split;
 }
 
 bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const

@@ -4,8 +4,6 @@
 
 #include <simgrid/s4u/Actor.hpp>
 
-#include <algorithm>
-
 namespace ddlsim::collectives {
 
 namespace {
@@ -51,12 +49,6 @@ std::vector<std::vector<Flow>> SizeSwitch::flow_calls(Group& group, std::uint64_
   return by_size(choices_, bytes).flow_calls(group, bytes);
 }
 
-bool SizeSwitch::concurrent_flows(Group& group) const
-{
-  return std::any_of(choices_.begin(), choices_.end(),
-                     [&](const auto& c) { return c.collective->concurrent_flows(group); });
-}
-
 void RankSwitch::allreduce(Group& group, int self, std::uint64_t bytes) const
 {
   by_ranks(rules_, group).allreduce(group, self, bytes);
@@ -75,11 +67,6 @@ void RankSwitch::drive(Group& group, std::uint64_t bytes) const
 std::vector<std::vector<Flow>> RankSwitch::flow_calls(Group& group, std::uint64_t bytes) const
 {
   return by_ranks(rules_, group).flow_calls(group, bytes);
-}
-
-bool RankSwitch::concurrent_flows(Group& group) const
-{
-  return by_ranks(rules_, group).concurrent_flows(group);
 }
 
 void StackCall::allreduce(Group& group, int self, std::uint64_t bytes) const
@@ -112,11 +99,6 @@ void StackCall::drive(Group& group, std::uint64_t bytes) const
 std::vector<std::vector<Flow>> StackCall::flow_calls(Group& group, std::uint64_t bytes) const
 {
   return inner_->flow_calls(group, bytes); // the call cost is a sleep before the plan
-}
-
-bool StackCall::concurrent_flows(Group& group) const
-{
-  return inner_->concurrent_flows(group);
 }
 
 } // namespace ddlsim::collectives

@@ -142,6 +142,18 @@ platform::ClusterSpec contended_fat_tree()
   return s;
 }
 
+/** A world over every GPU host of `engine`'s platform, each on its node (host names "node<N>-gpu<I>"). */
+std::unique_ptr<collectives::CommWorld> gpu_world(test::ProbeEngine& engine, const std::string& tag)
+{
+  std::vector<sg4::Host*> hosts;
+  std::vector<int> nodes;
+  for (const auto& name : engine.gpu_hosts()) {
+    hosts.push_back(sg4::Host::by_name(name));
+    nodes.push_back(std::stoi(name.substr(4)));
+  }
+  return std::make_unique<collectives::CommWorld>(hosts, nodes, collectives::CollectiveOptions{}, tag);
+}
+
 collectives::CollectiveOptions costly()
 {
   collectives::CollectiveOptions o;
@@ -1002,15 +1014,9 @@ TEST_CASE("pipelined trees: a pipeline longer than the scheduled chunks takes th
   // that the 32 scheduled ones give its chunk (the first 16 theirs, the last 16 the last 16's, the others chunk 16's):
   // the unit-step schedule is periodic once the pipeline is full, as it is after a few chunks at depth 5.
   test::ProbeEngine engine(contended_fat_tree());
-  std::vector<sg4::Host*> hosts;
-  std::vector<int> nodes;
-  for (const auto& name : engine.gpu_hosts()) {
-    hosts.push_back(sg4::Host::by_name(name));
-    nodes.push_back(std::stoi(name.substr(4)));
-  }
-  collectives::CommWorld world(hosts, nodes, {}, "r");
-  collectives::Group group(world);
-  const int p = static_cast<int>(hosts.size());
+  const auto world = gpu_world(engine, "r");
+  collectives::Group group(*world);
+  const int p = world->size();
   REQUIRE(p == 32);
   collectives::TreeFlows t = collectives::tree_flows_of(group, {analytical::binary_heap(p)});
   const std::uint64_t n = 2 * collectives::TreeFlows::kScheduledChunks;
@@ -1034,13 +1040,8 @@ TEST_CASE("symmetric_under: node XOR translations of a fat tree with leaves of t
   // 8 nodes x 4 GPUs (rank 4n + i on node n), leaves of 2 nodes, 4:1: n -> n ^ m maps leaves onto leaves, so every
   // route of hier over rd (each GPU to its node's first, and rd's steps among the first GPUs) onto its image's.
   test::ProbeEngine engine(contended_fat_tree());
-  std::vector<sg4::Host*> hosts;
-  std::vector<int> nodes;
-  for (const auto& name : engine.gpu_hosts()) {
-    hosts.push_back(sg4::Host::by_name(name));
-    nodes.push_back(std::stoi(name.substr(4)));
-  }
-  collectives::CommWorld world(hosts, nodes, {}, "x");
+  const auto world_ptr = gpu_world(engine, "x");
+  collectives::CommWorld& world = *world_ptr;
   REQUIRE(world.endpoints() == 32);
   for (int r = 0; r < 32; ++r)
     REQUIRE(world.node(r) == r / 4);
