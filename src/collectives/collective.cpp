@@ -16,6 +16,7 @@
 #include <simgrid/s4u/NetZone.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 #include <simgrid/simix.hpp>
+#include <xbt/config.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -1263,7 +1264,11 @@ void CommWorld::fork_join(int endpoint, int key, const std::function<void()>& fi
 
 void CommWorld::delay(double delay_s)
 {
-  if (delay_s > 0)
+  // A plan's times are sums of doubles: a target "now" may come out a few 1e-16 s ahead of the clock. SimGrid cannot
+  // sleep less than its resolution (surf/precision; such a sleep ends a whole step, 1 ns by default, later), and the
+  // message level does not sleep there (its ranks post at the same sums): below the resolution the target is now.
+  static const double resolution_s = simgrid::config::get_value<double>("surf/precision");
+  if (delay_s >= resolution_s)
     sg4::this_actor::sleep_for(delay_s);
 }
 

@@ -116,10 +116,10 @@ struct Phase::Impl {
     // that those flows share ddlsim's own network (Collective::concurrent_flows).
     if (world_.solo() && collective_.concurrent_flows(*groups_.front()))
       mirror_lanes();
-    // In-order streams of a solo world are driven (below) with each rank's start: a plan may end each rank at its
-    // own time (drive_stream). The priority policy's driver starts every rank of an aggregation at once.
+    // The streams of a solo world are driven (below) with each rank's start: a plan may end each rank at its own time
+    // (drive_stream; drive_priority, where a rank starts a committed aggregation when it is done with the one before).
     for (auto& g : groups_)
-      g->set_member_timed(world_.solo() && dag_.comm_policy == dag::CommPolicy::InOrder);
+      g->set_member_timed(world_.solo());
     driven_ = spec.drive_streams && drivable();
     if (!driven_)
       for (auto& g : groups_)
@@ -650,10 +650,12 @@ private:
    *  aggregation at the same time: when it is committed, or when the one before ends everywhere). */
   void drive_priority()
   {
-    std::deque<std::pair<int, int>> committed; // (iteration, aggregation), in commit order
-    auto commit = [&] {
+    // (iteration, aggregation, when it was committed), in commit order. A rank's stream runs a committed aggregation
+    // at the later of that time and its own end of the one before (run_committed).
+    std::deque<std::tuple<int, int, double>> committed;
+    auto commit = [&](double at) {
       for (int it, agg; admit_next(it, agg);)
-        committed.emplace_back(it, agg);
+        committed.emplace_back(it, agg, at);
     };
     // The readiness times up to `t` (before it, or also at it), one instant after the other: the scheduler wakes at
     // each and commits what is ready then.
@@ -667,9 +669,13 @@ private:
           pending_heap_.pop();
           ready_heap_.emplace(it, prio, agg);
         }
-        commit();
+        commit(when);
       }
     };
+    collectives::Group& group = *groups_[0];
+    // Member-timed (Group::member_timed): each rank's own start and end, as its stream has them at message level.
+    std::vector<double> free_at(static_cast<std::size_t>(world_.size()), start_), starts(free_at.size());
+    collectives::Group::MemberTimes times;
     std::size_t done = 0;
     while (done < committed_total()) {
       if (committed.empty()) {
@@ -685,21 +691,33 @@ private:
           continue;
         }
       }
-      const auto [it, agg] = committed.front();
+      const auto [it, agg, at] = committed.front();
       committed.pop_front();
       const dag::Task& task = dag_.tasks[agg];
-      const double start = sg4::Engine::get_clock();
+      const double now = sg4::Engine::get_clock();
+      for (std::size_t r = 0; r < starts.size(); ++r)
+        starts[r] = group.member_timed() ? std::max(at, free_at[r]) : now;
       note_aggregation(it);
-      links_.set_floor(0, start);
-      collective_.drive(*groups_[0], task.bytes);
+      links_.set_floor(0, *std::min_element(starts.begin(), starts.end())); // no rank's transfer starts earlier
+      times.starts = starts;
+      times.ends.clear();
+      group.set_member_times(group.member_timed() ? &times : nullptr);
+      collective_.drive(group, task.bytes);
+      group.set_member_times(nullptr);
+      if (!times.ends.empty())
+        catch_up(*std::max_element(times.ends.begin(), times.ends.end())); // the last rank's end frees the credit
       const double end = sg4::Engine::get_clock();
       admit(end, false); // what became ready while it ran, with its credit still taken
-      for (int r = 0; r < world_.size(); ++r)
-        finish(r, it, agg, start, end);
+      // What these ends make ready is ready at `end` or later: every rank's stream holds the same tasks in the same
+      // order, so what waits for the aggregation on one rank waits for it on every rank, the last one's too.
+      for (int r = 0; r < world_.size(); ++r) { // a plan that ends every rank at once ran from now on every rank
+        free_at[r] = times.ends.empty() ? end : times.ends[r];
+        finish(r, it, agg, times.ends.empty() ? now : starts[r], free_at[r]);
+      }
       release(agg);
       ++done;
       admit(end, true);
-      commit();
+      commit(end);
     }
   }
 
