@@ -125,17 +125,30 @@ void LinkLog::add_span(std::uint32_t id, const sg4::Link* link, std::uint64_t by
     l.spans.emplace_back(start, end);
     return;
   }
-  // The busy time only: spans that meet the open one widen it (merge() would join them: the same union, the same
-  // intervals), whichever starts first (several lanes report out of order).
-  if (start <= l.close_s && end >= l.open_s) { // none open: (0, -1), which no span meets
-    l.open_s = std::min(l.open_s, start);
-    l.close_s = std::max(l.close_s, end);
-    return;
-  }
-  if (l.open_s <= l.close_s)
-    l.spans.emplace_back(l.open_s, l.close_s);
-  l.open_s = start;
-  l.close_s = end;
+  // The busy time only: a span that meets an open one widens it (merge() would join them: the same union, the same
+  // intervals), whichever starts first (several lanes report out of order); one that meets neither replaces the one
+  // extended less recently, which goes to the spans.
+  auto meets = [&](int k, double s, double e) { return s <= l.close_s[k] && e >= l.open_s[k]; }; // none: (0, -1)
+  for (const int k : {l.recent, 1 - l.recent})
+    if (meets(k, start, end)) {
+      l.open_s[k] = std::min(l.open_s[k], start);
+      l.close_s[k] = std::max(l.close_s[k], end);
+      const int other = 1 - k;
+      if (meets(other, l.open_s[k], l.close_s[k])) { // widened, it reaches the other: one span
+        l.open_s[k] = std::min(l.open_s[k], l.open_s[other]);
+        l.close_s[k] = std::max(l.close_s[k], l.close_s[other]);
+        l.open_s[other] = 0;
+        l.close_s[other] = -1;
+      }
+      l.recent = k;
+      return;
+    }
+  const int k = 1 - l.recent;
+  if (l.open_s[k] <= l.close_s[k])
+    l.spans.emplace_back(l.open_s[k], l.close_s[k]);
+  l.open_s[k] = start;
+  l.close_s[k] = end;
+  l.recent = k;
   if (l.spans.size() >= l.compact_at) {
     merge(l.spans);
     fold(l);
@@ -145,10 +158,12 @@ void LinkLog::add_span(std::uint32_t id, const sg4::Link* link, std::uint64_t by
 
 void LinkLog::close_open(Entry& l)
 {
-  if (l.open_s <= l.close_s)
-    l.spans.emplace_back(l.open_s, l.close_s);
-  l.open_s = 0;
-  l.close_s = -1;
+  for (int k : {0, 1}) {
+    if (l.open_s[k] <= l.close_s[k])
+      l.spans.emplace_back(l.open_s[k], l.close_s[k]);
+    l.open_s[k] = 0;
+    l.close_s[k] = -1;
+  }
 }
 
 void LinkLog::merge(std::vector<std::pair<double, double>>& spans)

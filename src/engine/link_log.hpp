@@ -6,6 +6,7 @@
 
 #include <simgrid/s4u/Link.hpp>
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <utility>
@@ -44,14 +45,17 @@ private:
   struct Entry {
     const simgrid::s4u::Link* link = nullptr; ///< none: no transfer crossed it
     std::uint64_t bytes = 0;
-    double open_s = 0,
-           close_s = -1; ///< without timelines: the span the latest spans extend (none while open > close)
+    /** Without timelines: the spans the latest spans extend (each none while open > close), two of them, so that
+     *  two interleaved sequences of spans (two trees, two lanes) each extend their own; `recent` the one extended
+     *  last. */
+    std::array<double, 2> open_s{0, 0}, close_s{-1, -1};
+    int recent = 0;
     std::vector<std::pair<double, double>> spans;
     std::size_t compact_at = kCompactMin;
     double folded_s = 0; ///< the length of the busy intervals fold() took off `spans`
   };
   void add_span(std::uint32_t id, const simgrid::s4u::Link* link, std::uint64_t bytes, double start, double end);
-  /** Moves the open span of `l` (if any) to its spans. */
+  /** Moves the open spans of `l` (if any) to its spans. */
   static void close_open(Entry& l);
   /** Replaces `spans` by their union: sorted, disjoint intervals (touching ones merged, as usage() merges). The
    *  union of the merged intervals and later spans is the union of all spans, so usage() sums the same

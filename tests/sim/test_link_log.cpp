@@ -7,6 +7,12 @@
 #include <catch2/catch.hpp>
 #include <simgrid/s4u/Link.hpp>
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
 namespace sg4 = simgrid::s4u;
 using namespace ddlsim;
 
@@ -104,4 +110,46 @@ TEST_CASE("link log: a span that starts before the open one and meets it widens 
   REQUIRE(usage.size() == 1);
   CHECK(usage.front().busy_s == 4.5);
   CHECK(usage.front().bytes == 40);
+}
+
+TEST_CASE("link log: interleaved sequences of spans keep the busy time of their union")
+{
+  // Two sequences reported in turn (two trees, two lanes), each going forward in time in steps that sometimes overlap,
+  // touch or leave a gap, and now and then one far back: the busy time is the length of their union, computed here
+  // from every span (sorted, touching ones joined). Integer ends: the sums are exact. Spans that meet the one other
+  // sequence extended, and widened spans that come to meet the other one, are among them (seeded: the same each run).
+  test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
+  engine::LinkLog log(false, 1);
+  const auto route = one_link();
+  std::vector<std::pair<double, double>> all;
+  std::uint64_t state = 12345;
+  auto next = [&state](int n) { // a small linear congruential generator: 0 .. n - 1
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>((state >> 33) % static_cast<std::uint64_t>(n));
+  };
+  std::array<double, 2> at{100, 103}; // far enough that no span starts before 0
+  for (int k = 0; k < 5000; ++k) {
+    const int seq = k % 2;
+    double start = at[seq] + next(4) - 1; // from one before the last end (overlap) to two after (a gap)
+    if (next(50) == 0)
+      start -= 40; // far back: meets neither open span
+    const double end = start + 1 + next(3);
+    at[seq] = std::max(at[seq], end);
+    log.add(route, 1, start, end);
+    all.emplace_back(start, end);
+  }
+  std::sort(all.begin(), all.end());
+  double union_s = 0, open = all.front().first, close = all.front().second;
+  for (const auto& [s, e] : all) {
+    if (s > close) {
+      union_s += close - open;
+      open = s;
+    }
+    close = std::max(close, e);
+  }
+  union_s += close - open;
+  const auto usage = log.usage(0);
+  REQUIRE(usage.size() == 1);
+  CHECK(usage.front().busy_s == union_s);
+  CHECK(usage.front().bytes == 5000);
 }
