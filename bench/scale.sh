@@ -20,6 +20,8 @@
 #   --sweep-algorithms L   algorithms of the sweep, as --algorithms (default ring)
 #   --no-message           skip the message-level ring
 #   --message-gpus N       GPU count of the message-level ring (default 256)
+#   --repeat N             run each configuration N times and print the run of median wall time (default 1; the
+#                          simulated results are the same every time, the wall times vary with the machine's load)
 # Environment: BENCH_LIMIT_S (default 120): a run longer than this is killed and prints "timeout".
 set -uo pipefail
 ddlsim=build/ddlsim
@@ -31,6 +33,7 @@ sweep_gpus=1024
 sweep_algorithms=ring
 do_message=1
 message_gpus=256
+repeat=1
 while [ $# -gt 0 ]; do
   case $1 in
   --ddlsim) ddlsim=$2; shift 2 ;;
@@ -42,11 +45,13 @@ while [ $# -gt 0 ]; do
   --sweep-algorithms) sweep_algorithms=$2; shift 2 ;;
   --no-message) do_message=0; shift ;;
   --message-gpus) message_gpus=$2; shift 2 ;;
+  --repeat) repeat=$2; shift 2 ;;
   -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
   *) echo "bench/scale.sh: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
   esac
 done
 limit=${BENCH_LIMIT_S:-120}
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "bench/scale.sh: --repeat must be a positive integer (got '$repeat')" >&2; exit 2; }
 workload=workloads/resnet50-v100-b32.textproto
 [ -x /usr/bin/time ] || { echo "bench/scale.sh: needs GNU time (/usr/bin/time; Debian package 'time')" >&2; exit 1; }
 [ -x "$ddlsim" ] || { echo "bench/scale.sh: no ddlsim binary at '$ddlsim' (--ddlsim PATH)" >&2; exit 1; }
@@ -61,7 +66,7 @@ cluster_of() { # gpus -> --cluster value
 }
 
 echo "ResNet-50 ($workload), --iterations 1, nodes of 8 V100-SXM2 (intra=nvlink, inter=ib100; 16,384 GPUs:"
-echo "topology=fat-tree,nodes-per-leaf=32); per-run limit ${limit} s"
+echo "topology=fat-tree,nodes-per-leaf=32); per-run limit ${limit} s; each row the run of median wall time of ${repeat}"
 echo "machine: $(nproc) cores ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sm)"
 echo "ddlsim: $("$ddlsim" --version 2>/dev/null | head -1)"
 
@@ -70,16 +75,22 @@ header() { printf '%-26s %6s %9s %9s %10s %15s %12s %12s\n' "$1" GPUs "wall (s)"
 run() { # label gpus ddlsim-args...
   local label=$1 gpus=$2
   shift 2
-  timeout "$limit" /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$ddlsim" run --cluster "$(cluster_of "$gpus")" \
-    --workload "$workload" --iterations 1 -q --report "$work/r.json" "$@" >/dev/null 2>"$work/err"
-  local rc=$?
-  if [ $rc -eq 124 ]; then
-    printf '%-26s %6d %9s\n' "$label" "$gpus" timeout
-    return
-  elif [ $rc -ne 0 ]; then
-    printf '%-26s %6d %9s  %s\n' "$label" "$gpus" error "$(grep -v '^Command exited' "$work/err" | tail -1)"
-    return
-  fi
+  : >"$work/times"
+  local k rc
+  for ((k = 0; k < repeat; k++)); do
+    timeout "$limit" /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$ddlsim" run --cluster "$(cluster_of "$gpus")" \
+      --workload "$workload" --iterations 1 -q --report "$work/r.json" "$@" >/dev/null 2>"$work/err"
+    rc=$?
+    if [ $rc -eq 124 ]; then
+      printf '%-26s %6d %9s\n' "$label" "$gpus" timeout
+      return
+    elif [ $rc -ne 0 ]; then
+      printf '%-26s %6d %9s  %s\n' "$label" "$gpus" error "$(grep -v '^Command exited' "$work/err" | tail -1)"
+      return
+    fi
+    cat "$work/time" >>"$work/times"
+  done
+  sort -n -k1,1 "$work/times" | sed -n "$(((repeat + 1) / 2))p" >"$work/time" # the run of median wall time
   python3 - "$work/r.json" "$label" "$gpus" $(cat "$work/time") <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
