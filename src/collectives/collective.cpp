@@ -592,7 +592,7 @@ bool CommWorld::run_alike(const std::vector<Flow>& flows)
   const int channel = driver_channel();
   for (std::size_t k = 0; k < posted.size(); ++k)
     transferred(posted[k].from, posted[k].to, posted[k].bytes, channel, comms[k], shape.routes[posted_index[k]]);
-  delay(last - sg4::Engine::get_clock());
+  delay_until(last);
   return true;
 }
 
@@ -649,7 +649,7 @@ bool CommWorld::run_incast(const std::vector<Flow>& flows, const std::vector<dou
   }
   if (!posted.empty())
     run_staggered(posted, posted_after);
-  delay(last - sg4::Engine::get_clock());
+  delay_until(last);
   return true;
 }
 
@@ -720,7 +720,7 @@ std::vector<double> CommWorld::run_timed(const std::vector<Flow>& flows, const s
     batch.clear();
     while (last < run.size() && at[run[last]] == at[run[k]])
       batch.push_back(flows[run[last++]]);
-    delay(at[run[k]] - sg4::Engine::get_clock());
+    delay_until(at[run[k]]);
     const std::vector<sg4::CommPtr> comms = post(batch);
     for (std::size_t j = k; j < last; ++j)
       comm_of[run[j]] = comms[j - k];
@@ -991,7 +991,7 @@ void CommWorld::run_staggered(const std::vector<Flow>& flows, const std::vector<
     const double at = after[order[k]];
     for (; k < order.size() && after[order[k]] == at; ++k)
       batch.push_back(flows[order[k]]);
-    delay(now + at - sg4::Engine::get_clock());
+    delay_until(now + at);
     for (auto& c : start_own(batch))
       comms.push_back(std::move(c));
     posted.insert(posted.end(), batch.begin(), batch.end());
@@ -1264,10 +1264,18 @@ void CommWorld::fork_join(int endpoint, int key, const std::function<void()>& fi
 
 void CommWorld::delay(double delay_s)
 {
-  // A plan's times are sums of doubles: a target "now" may come out a few 1e-16 s ahead of the clock. SimGrid cannot
-  // sleep less than its resolution (surf/precision; such a sleep ends a whole step, 1 ns by default, later), and the
-  // message level does not sleep there (its ranks post at the same sums): below the resolution the target is now.
+  if (delay_s > 0)
+    sg4::this_actor::sleep_for(delay_s);
+}
+
+void CommWorld::delay_until(double t)
+{
+  // A plan's times are sums of doubles: a target that is the current instant may come out a few 1e-16 s after the
+  // clock. SimGrid sleeps at least its resolution (surf/precision, 1 ns by default: a whole step later), and the
+  // message level, whose ranks reach the same sums by their own transfers and costs, does not sleep to them: below the
+  // resolution the target is now. (A cost of its own, delay(), is slept however short, as the message level does.)
   static const double resolution_s = simgrid::config::get_value<double>("surf/precision");
+  const double delay_s = t - sg4::Engine::get_clock();
   if (delay_s >= resolution_s)
     sg4::this_actor::sleep_for(delay_s);
 }

@@ -166,6 +166,9 @@ public:
   void fork_join(int endpoint, int key, const std::function<void()>& first, const std::function<void()>& second);
   /** Flow level: `delay_s` seconds on the calling actor (nothing for <= 0). */
   static void delay(double delay_s);
+  /** Flow level: the calling actor until `t` (a plan's time, seconds); nothing if `t` is less than SimGrid's
+   *  resolution (surf/precision) ahead of now: a sum that should be now may land a few 1e-16 s after it. */
+  static void delay_until(double t);
   /** Reduction of `bytes` by this endpoint: reduce_s_per_byte x bytes seconds (nothing if 0). */
   void reduce(int self, std::uint64_t bytes);
 

@@ -164,7 +164,7 @@ void timed_plan(Group& g, Layout& layout, const Collective& inter, std::uint64_t
         gathered + recv_s * double(local.size() - 1) + o.reduce_s_per_byte * double(bytes) * double(local.size() - 1);
   }
   layout.leaders->set_member_times(&leaders);
-  CommWorld::delay(*std::max_element(leaders.starts.begin(), leaders.starts.end()) - simgrid::s4u::Engine::get_clock());
+  CommWorld::delay_until(*std::max_element(leaders.starts.begin(), leaders.starts.end()));
   const bool ran = inter.flow_plan(*layout.leaders, bytes);
   layout.leaders->set_member_times(nullptr);
   if (!ran || leaders.ends.size() != nodes)
@@ -191,7 +191,7 @@ void timed_plan(Group& g, Layout& layout, const Collective& inter, std::uint64_t
     times.ends[local[0]] = leader_end;
     last = std::max(last, leader_end);
   }
-  CommWorld::delay(last - simgrid::s4u::Engine::get_clock());
+  CommWorld::delay_until(last);
 }
 
 /** Runs `flows`, flow i posted `after[i]` seconds from now (its sender's costs before it: CommWorld::send_cost_s,
@@ -211,7 +211,7 @@ void run_posted(CommWorld& world, const std::vector<Flow>& flows, const std::vec
     for (double a : after)
       post_at.push_back(now + a);
     const std::vector<double> ends = world.run_timed(flows, post_at);
-    CommWorld::delay(*std::max_element(ends.begin(), ends.end()) - simgrid::s4u::Engine::get_clock());
+    CommWorld::delay_until(*std::max_element(ends.begin(), ends.end()));
     return;
   }
   world.run_staggered(flows, after);

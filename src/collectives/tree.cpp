@@ -156,7 +156,7 @@ void tree_flow_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& by
   if (!world.solo()) // the load on the links, for the traffic that shares them; the plan lasts at least as long
     for (const auto& flows : tree_load_calls(g, t, bytes))
       world.load(flows);
-  CommWorld::delay(start + end - simgrid::s4u::Engine::get_clock());
+  CommWorld::delay_until(start + end);
 }
 
 std::vector<std::vector<Flow>> tree_load_calls(Group& g, const TreeFlows& t, const std::vector<std::uint64_t>& bytes)

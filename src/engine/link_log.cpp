@@ -150,6 +150,14 @@ void LinkLog::add_span(std::uint32_t id, const sg4::Link* link, std::uint64_t by
   l.close_s[k] = end;
   l.recent = k;
   if (l.spans.size() >= l.compact_at) {
+    // The other open span may reach back before the floor (widened by a span reported before the floor rose): it
+    // joins the spans, so that what fold() takes is disjoint from all that stays. The new one starts at the floor or
+    // later.
+    const int other = 1 - k;
+    if (l.open_s[other] <= l.close_s[other])
+      l.spans.emplace_back(l.open_s[other], l.close_s[other]);
+    l.open_s[other] = 0;
+    l.close_s[other] = -1;
     merge(l.spans);
     fold(l);
     l.compact_at = std::max<std::size_t>(2 * l.spans.size(), kCompactMin);

@@ -704,9 +704,14 @@ private:
       group.set_member_times(group.member_timed() ? &times : nullptr);
       collective_.drive(group, task.bytes);
       group.set_member_times(nullptr);
-      if (!times.ends.empty())
-        catch_up(*std::max_element(times.ends.begin(), times.ends.end())); // the last rank's end frees the credit
-      const double end = sg4::Engine::get_clock();
+      // The last rank's end frees the credit. A plan may leave the clock past it (run_timed runs a class of
+      // components whose posts lie in the past from now), or just before it (a member's receive overhead after its
+      // leader's end).
+      double end = sg4::Engine::get_clock();
+      if (!times.ends.empty()) {
+        end = *std::max_element(times.ends.begin(), times.ends.end());
+        collectives::CommWorld::delay_until(end);
+      }
       admit(end, false); // what became ready while it ran, with its credit still taken
       // What these ends make ready is ready at `end` or later: every rank's stream holds the same tasks in the same
       // order, so what waits for the aggregation on one rank waits for it on every rank, the last one's too.

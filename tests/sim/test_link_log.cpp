@@ -153,3 +153,27 @@ TEST_CASE("link log: interleaved sequences of spans keep the busy time of their 
   CHECK(usage.front().busy_s == union_s);
   CHECK(usage.front().bytes == 5000);
 }
+
+TEST_CASE("link log: an open span that reaches back before the floor is not counted twice when the spans fold")
+{
+  // [5, 6], [10, 11] and [20, 21] (the third evicts [5, 6] to the spans); [5.5, 10], reported before the floor rises,
+  // widens the open [10, 11] to [5.5, 11]; floor 7. Then spans that extend that open one, [11, 12], [12, 13], ...,
+  // alternate with spans 2 s apart from 4000 that keep evicting the other: when the spans fold, [5, 6] goes (it ends
+  // before the floor) while [5.5, N] is still open; counted as such, [5.5, 6] would be counted twice. The union:
+  // [5, N] and the unit spans from 4000 ([20, 21] inside the first).
+  test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
+  engine::LinkLog log(false, 1);
+  const auto route = one_link();
+  log.add(route, 1, 5.0, 6.0);
+  log.add(route, 1, 10.0, 11.0);
+  log.add(route, 1, 20.0, 21.0);
+  log.add(route, 1, 5.5, 10.0);
+  log.set_floor(0, 7.0);
+  const int n = 3000; // more than kCompactMin spans from 4000 on: the spans fold at least once
+  for (int k = 0; k < n; ++k) {
+    log.add(route, 1, 11.0 + k, 12.0 + k);
+    log.add(route, 1, 4000.0 + 2 * k, 4001.0 + 2 * k);
+  }
+  // [5, 11 + n], [20, 21] inside it, and n unit spans from 4000.
+  CHECK(busy_s(log) == (11.0 + n - 5.0) + n);
+}
