@@ -145,7 +145,7 @@ void LinkLog::add_span(std::uint32_t id, const sg4::Link* link, std::uint64_t by
     }
   const int k = 1 - l.recent;
   if (l.open_s[k] <= l.close_s[k])
-    l.spans.emplace_back(l.open_s[k], l.close_s[k]);
+    keep(l, l.open_s[k], l.close_s[k], l.recent);
   l.open_s[k] = start;
   l.close_s[k] = end;
   l.recent = k;
@@ -159,13 +159,32 @@ void LinkLog::add_span(std::uint32_t id, const sg4::Link* link, std::uint64_t by
     l.open_s[other] = 0;
     l.close_s[other] = -1;
     merge(l.spans);
+    l.ordered = true;
     fold(l);
     l.compact_at = std::max<std::size_t>(2 * l.spans.size(), kCompactMin);
   }
 }
 
+void LinkLog::keep(Entry& l, double start, double end, int staying) const
+{
+  if (l.ordered && (l.spans.empty() || start > l.spans.back().second)) {
+    const bool clear_of_open = l.open_s[staying] > l.close_s[staying] || l.open_s[staying] > end;
+    if (end < floor_ && clear_of_open) { // it and every stored span: fold() would take them all, in this order
+      for (const auto& [s, e] : l.spans)
+        l.folded_s += e - s;
+      l.spans.clear();
+      l.folded_s += end - start;
+      return;
+    }
+  } else {
+    l.ordered = false;
+  }
+  l.spans.emplace_back(start, end);
+}
+
 void LinkLog::close_open(Entry& l)
 {
+  l.ordered = false; // usage() and repeat() sort the spans
   for (int k : {0, 1}) {
     if (l.open_s[k] <= l.close_s[k])
       l.spans.emplace_back(l.open_s[k], l.close_s[k]);

@@ -53,8 +53,13 @@ private:
     std::vector<std::pair<double, double>> spans;
     std::size_t compact_at = kCompactMin;
     double folded_s = 0; ///< the length of the busy intervals fold() took off `spans`
+    bool ordered = true; ///< `spans` sorted and disjoint: each stored after the one before ended
   };
   void add_span(std::uint32_t id, const simgrid::s4u::Link* link, std::uint64_t bytes, double start, double end);
+  /** Stores the closed span [start, end] of `l` while its open span `staying` stays open. While spans arrive in
+   *  order, those that end before the floor, and the stored ones before them, go straight into the folded time, as
+   *  fold() would take them (provided the open span starts after them: it may reach back before the floor). */
+  void keep(Entry& l, double start, double end, int staying) const;
   /** Moves the open spans of `l` (if any) to its spans. */
   static void close_open(Entry& l);
   /** Replaces `spans` by their union: sorted, disjoint intervals (touching ones merged, as usage() merges). The

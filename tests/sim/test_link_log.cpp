@@ -177,3 +177,52 @@ TEST_CASE("link log: an open span that reaches back before the floor is not coun
   // [5, 11 + n], [20, 21] inside it, and n unit spans from 4000.
   CHECK(busy_s(log) == (11.0 + n - 5.0) + n);
 }
+
+TEST_CASE("link log: spans that arrive in order fold as they go once the floor passes them")
+{
+  // Unit spans [2k, 2k + 1] with gaps, k < 5000, each driver floor set at the span's start before it is added (the
+  // steps of one aggregation after another): stored in order, they fold as soon as the floor passes them. Busy 5000 s.
+  test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
+  engine::LinkLog log(false, 1);
+  const auto route = one_link();
+  for (int k = 0; k < 5000; ++k) {
+    log.set_floor(0, 2.0 * k);
+    log.add(route, 1, 2.0 * k, 2.0 * k + 1);
+  }
+  CHECK(busy_s(log) == 5000.0);
+}
+
+TEST_CASE("link log: spans in order do not fold past an open span that reaches back before them")
+{
+  // [5, 6], [10, 11], [20, 21] ([5, 6] stored); [5.5, 10], reported before the floor rises, widens the open [10, 11]
+  // to [5.5, 11]. Floor 30, then [40, 41]: it evicts [20, 21], which ends before the floor, but [5.5, 11] is still
+  // open over [5, 6]: folding [5, 6] and [20, 21] then would count [5.5, 6] twice. Union: [5, 11], [20, 21], [40, 41].
+  test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
+  engine::LinkLog log(false, 1);
+  const auto route = one_link();
+  log.add(route, 1, 5.0, 6.0);
+  log.add(route, 1, 10.0, 11.0);
+  log.add(route, 1, 20.0, 21.0);
+  log.add(route, 1, 5.5, 10.0);
+  log.set_floor(0, 30.0);
+  log.add(route, 1, 40.0, 41.0);
+  CHECK(busy_s(log) == 8.0);
+}
+
+TEST_CASE("link log: a span stored out of order stops the folding as spans arrive")
+{
+  // [10, 12] is stored (evicted by [30, 31]), then [20, 21] and [30, 31]; [11, 13], held open meanwhile, is stored
+  // after [30, 31] though it overlaps [10, 12]. Floor 100: [40, 41] and what was stored before it end below it, but
+  // summing them as they stand would count [11, 12] twice. Union: [10, 13], [20, 21], [30, 31], [40, 41], [50, 51],
+  // [200, 201], [300, 301]: 9 s.
+  test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
+  engine::LinkLog log(false, 1);
+  const auto route = one_link();
+  for (const auto& [s, e] :
+       std::vector<std::pair<double, double>>{{10, 12}, {20, 21}, {30, 31}, {11, 13}, {40, 41}, {50, 51}})
+    log.add(route, 1, s, e);
+  log.set_floor(0, 100.0);
+  log.add(route, 1, 200.0, 201.0);
+  log.add(route, 1, 300.0, 301.0);
+  CHECK(busy_s(log) == 9.0);
+}
