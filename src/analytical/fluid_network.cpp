@@ -127,7 +127,8 @@ bool FluidNetwork::advance(double t)
 void FluidNetwork::solve()
 {
   stale_ = false;
-  std::vector<std::size_t> sharing;
+  std::vector<std::size_t>& sharing = sharing_; // scratch kept between calls: solve() runs at every event
+  sharing.clear();
   bool tagged = true;
   for (std::size_t id : live_)
     if (flows_[id].state == State::Sharing) {
@@ -142,8 +143,8 @@ void FluidNetwork::solve()
   }
   std::stable_sort(sharing.begin(), sharing.end(),
                    [this](std::size_t a, std::size_t b) { return flows_[a].tag < flows_[b].tag; });
-  std::vector<std::uint64_t> tags;
-  tags.reserve(sharing.size());
+  std::vector<std::uint64_t>& tags = tags_;
+  tags.clear();
   for (std::size_t id : sharing)
     tags.push_back(flows_[id].tag);
   const std::uint64_t hash = hash_tags(tags);
@@ -160,7 +161,7 @@ void FluidNetwork::solve()
     solved_count_ = 1;
   }
   Solved s;
-  s.tags = std::move(tags);
+  s.tags = tags;
   for (std::size_t id : sharing)
     s.rates.push_back(flows_[id].rate);
   solved_[hash].push_back(std::move(s));

@@ -24,6 +24,7 @@
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Host.hpp>
+#include <xbt/config.hpp>
 
 namespace sg4 = simgrid::s4u;
 
@@ -150,11 +151,17 @@ void fit_stacks(Setup& setup, const dag::IterationDag& dag, const collectives::C
   sg4::Engine::set_config(cfg);
   setup.simgrid_cfg.push_back(cfg);
 #ifdef __GLIBC__
-  // Without a guard page SimGrid callocs each stack; glibc's mmap threshold has grown by then (it follows the largest
-  // block freed), so the stacks came from the heap and calloc zeroed every page: ring at 4,096 GPUs with
-  // contexts/guard-size:0 peaked at 1,255 MiB instead of 207. A fixed threshold below the smallest stack (64 KiB)
-  // maps each stack fresh, and only the pages an actor touches are resident (257 MiB; docs/performance.md).
-  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+  // Without a guard page SimGrid callocs each stack (xbt_malloc0 of contexts/stack-size, SimGrid 3.32
+  // src/kernel/context/ContextSwapped.cpp); glibc's mmap threshold has grown by then (it follows the largest block
+  // freed), so the stacks came from the heap and calloc zeroed every page: ring at 4,096 GPUs with
+  // contexts/guard-size:0 peaked at 1,255 MiB instead of 207. A fixed threshold of one stack maps each stack fresh,
+  // and only the pages an actor touches are resident (257 MiB; docs/performance.md). Not lower: every block at least
+  // the threshold is mapped and unmapped again, and at 16,384 ranks the per-rank vectors of a collective's plan
+  // (128 to 400 KiB) are; with a threshold of 64 KiB, hd with two streams made 48,000 mappings and 1.8 million page
+  // faults, 12 of its 38 s of wall time in the kernel (docs/performance.md).
+  const long stack = long(simgrid::config::get_value<int>("contexts/stack-size")) * 1024;
+  mallopt(M_MMAP_THRESHOLD, int(std::clamp(stack, 4096L, 32L * 1024 * 1024))); // glibc's maximum: 32 MiB
+
 #endif
 }
 
