@@ -1756,6 +1756,43 @@ TEST_CASE("mirrored lanes over a fat pipe crossed by routes of different latenci
   CHECK(mirrored.posted == 2); // with one latency for every route they are computed (the test above)
 }
 
+TEST_CASE("mirrored lanes: a new mirror while computed flows are in flight is refused")
+{
+  // The computed flows read their routes from the mirror's layouts: replacing the mirror under them would leave them
+  // reading freed ones. A driver's 8 MB over an NVLink of node 0 take about 0.3 ms; 1 us in, another actor asks for a
+  // new mirror and is refused; once the flow is done, it gets one.
+  test::ProbeEngine engine(test::write_nvlink_ib_platform());
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  collectives::CommWorld world(hosts, {}, {}, "f");
+  const std::vector<collectives::Flow> call{{1, 0, 8000000}};
+  REQUIRE(world.set_mirror({call}));
+  REQUIRE(world.computed());
+  std::string refused;
+  bool again = false;
+  double flow_end = 0;
+  sg4::Actor::create("driver", hosts[0], [&] {
+    world.run_flows(call);
+    flow_end = sg4::Engine::get_clock();
+  });
+  sg4::Actor::create("other", hosts[1], [&] {
+    collectives::CommWorld::delay(1e-6);
+    try {
+      world.set_mirror({call});
+    } catch (const std::logic_error& e) { // thrown before any simcall: caught in the same actor
+      refused = e.what();
+    }
+    collectives::CommWorld::delay(1.0);
+    again = world.set_mirror({call});
+  });
+  engine.engine().run();
+  CHECK(flow_end > 1e-6);
+  CHECK(world.flows_computed() == 1);
+  CHECK(refused == "mirrored lanes: set_mirror while computed flows are in flight");
+  CHECK(again);
+}
+
 TEST_CASE("mirrored lanes refuse plans they were not told of (other sizes, other endpoints) and empty calls")
 {
   test::ProbeEngine engine(test::write_nvlink_ib_platform());

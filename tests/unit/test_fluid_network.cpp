@@ -106,6 +106,22 @@ TEST_CASE("fluid network: the sharing penalty weighs the shares (SimGrid's RTT u
   CHECK(net.rate(b) == Approx(2.75e8).epsilon(1e-14));
 }
 
+TEST_CASE("fluid network: a link's weights summed afresh where fixing a flow cancels them")
+{
+  // One link of 10 B/s, flows of penalties 1e-20 and 1: the link's sum of 1 / penalty is 1e20, the second flow's 1
+  // lost in its rounding. The first is bound at 1 B/s (level 1e-20, below the link's 1e-19) and fixed first; taking
+  // its 1e20 off leaves 0 for a link that still has a flow. Summed afresh: 1, and the second flow takes the 9 B/s left
+  // (with 0 its level would be infinite, and the link would never fix it).
+  Net net;
+  net.set_capacity(0, 10);
+  const auto a = net.start(0, spec({0}, 1e9, 0, 1e-20, 1));
+  const auto b = net.start(0, spec({0}, 1e9, 0, 1));
+  net.advance(0);
+  net.next_event();
+  CHECK(net.rate(a) == Approx(1).epsilon(1e-14));
+  CHECK(net.rate(b) == Approx(9).epsilon(1e-14));
+}
+
 TEST_CASE("fluid network: max-min over two links, the bottleneck first")
 {
   // Link 0 (1e9) carries a and b, link 1 (2e9) carries b and c: link 0 fills first at 5e8 each; c takes the 1.5e9 left
