@@ -1116,6 +1116,26 @@ TEST_CASE("symmetric_under: routes of one bandwidth but two latencies, or fat pi
   CHECK(world.symmetric_under({{{1, 5, 1000}, {2, 5, 1000}}}, {0, 2, 1, 3, 4, 5}));
 }
 
+TEST_CASE("symmetric_under: routes of one latency, bandwidth and count of shared links, but not of fat pipes")
+{
+  // A star of 4 hosts; host 2's link is a FATPIPE, and route 2 <-> 3 also crosses the SHARED link x (1e9 B/s, no
+  // latency). 0 -> 1 crosses l0 and l1 (two shared links, no fat pipe, 2 us, 1e9 B/s); 2 -> 3 crosses x and l3 (two
+  // shared links, 2 us, 1e9 B/s) and the fat pipe l2. Swapping 0 <-> 2 and 1 <-> 3 maps {0 -> 1, 2 -> 3} onto itself,
+  // shared link for shared link, but one route has a fat pipe that its image lacks: not a symmetry (nor may the
+  // check read the image's fat pipes past their end).
+  test::StarSpec spec = star(4);
+  spec.fatpipe_hosts = {2};
+  spec.shared_routes = {{2, 3}};
+  spec.shared_bytes_per_s = spec.link_bytes_per_s;
+  test::ProbeEngine engine(test::write_star_platform(spec));
+  std::vector<sg4::Host*> hosts;
+  for (int i = 0; i < 4; ++i)
+    hosts.push_back(sg4::Host::by_name("gpu" + std::to_string(i)));
+  collectives::CommWorld world(hosts, std::vector<int>(4, 0), {}, "p");
+  CHECK_FALSE(world.symmetric_under({{{0, 1, 1000}, {2, 3, 1000}}}, {2, 3, 0, 1}));
+  CHECK(world.symmetric_under({{{0, 1, 1000}, {1, 0, 1000}}}, {1, 0, 2, 3})); // the plain swap of 0 and 1 is one
+}
+
 TEST_CASE("max-min rates: a fat pipe limits each transfer alone, not their sum")
 {
   // The same star with a 4 GB/s FATPIPE backbone in every route: 0 -> 1 and 2 -> 3 get 4 GB/s each (the backbone
