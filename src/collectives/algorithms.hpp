@@ -6,6 +6,9 @@
 
 #include <array>
 #include <map>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace ddlsim::collectives {
 
@@ -101,6 +104,20 @@ struct TreeFlows {
   std::map<std::uint64_t, Rates> rates; ///< by number of chunks (at most kScheduledChunks)
   /** Pipelines of more chunks take the rates of this many: their first and last chunks', a middle one's between. */
   static constexpr std::uint64_t kScheduledChunks = 32;
+  /** The max-min rates of a unit step's transfers, given as (from, to) endpoint pairs in sorted order: computed once
+   *  per set (CommWorld::max_min_rates over the sorted list). A pipeline's steps repeat: its full stretch alternates
+   *  a few sets, and its fill and drain are alike for every number of chunks. At most kMemoPairs pairs are kept
+   *  (then the memo starts afresh). */
+  const std::vector<double>& step_rates(CommWorld& world, const std::vector<std::pair<int, int>>& sorted_ends);
+  static constexpr std::size_t kMemoPairs = std::size_t(1) << 22;
+
+private:
+  struct StepRates {
+    std::vector<std::pair<int, int>> ends; ///< sorted
+    std::vector<double> rates;             ///< per entry of ends
+  };
+  std::unordered_map<std::uint64_t, std::vector<StepRates>> memo_; ///< by a hash of the sorted ends
+  std::size_t memo_pairs_ = 0;
 };
 /** @brief TreeFlows of `trees` (member ids of `group`; their hops are set here from the group's routes). */
 TreeFlows tree_flows_of(Group& group, std::vector<analytical::TreeShape> trees);
@@ -110,7 +127,7 @@ TreeFlows tree_flows_of(Group& group, std::vector<analytical::TreeShape> trees);
  *  order, every tree from step 0), and each group's max-min rates (CommWorld::max_min_rates) are its transfers'. */
 const TreeFlows::Rates& pipeline_rates(Group& group, TreeFlows& trees, std::uint64_t chunks);
 /** @brief pipeline_rates' rates for exactly `chunks` chunks, computed anew (no cap, nothing kept). */
-TreeFlows::Rates schedule_rates(Group& group, const TreeFlows& trees, std::uint64_t chunks);
+TreeFlows::Rates schedule_rates(Group& group, TreeFlows& trees, std::uint64_t chunks);
 /** @brief The pipelined trees' flow form (docs/collectives.md, "Pipelined trees at flow level"), run by one driver for
  *  every member: tree j carries `bytes[j]` in chunks of pipeline_chunk_bytes(id, ...). It lasts as long as the
  *  recurrence of each tree (analytical::tree_allreduce_s) with every transfer at its rate among those that run with

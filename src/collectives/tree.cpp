@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <array>
+#include <numeric>
+#include <tuple>
 
 namespace ddlsim::collectives {
 
@@ -47,7 +49,27 @@ const TreeFlows::Rates& pipeline_rates(Group& g, TreeFlows& t, std::uint64_t chu
   return r;
 }
 
-TreeFlows::Rates schedule_rates(Group& g, const TreeFlows& t, std::uint64_t chunks)
+const std::vector<double>& TreeFlows::step_rates(CommWorld& world, const std::vector<std::pair<int, int>>& sorted_ends)
+{
+  std::uint64_t hash = 1469598103934665603ULL; // FNV-1a over the pairs
+  for (const auto& [from, to] : sorted_ends) {
+    hash = (hash ^ static_cast<std::uint32_t>(from)) * 1099511628211ULL;
+    hash = (hash ^ static_cast<std::uint32_t>(to)) * 1099511628211ULL;
+  }
+  for (const StepRates& known : memo_[hash])
+    if (known.ends == sorted_ends)
+      return known.rates;
+  if (memo_pairs_ + sorted_ends.size() > kMemoPairs) { // sets of ever new shapes: keep the memory bounded
+    memo_.clear();
+    memo_pairs_ = 0;
+  }
+  memo_pairs_ += sorted_ends.size();
+  auto& bucket = memo_[hash];
+  bucket.push_back({sorted_ends, world.max_min_rates(sorted_ends)});
+  return bucket.back().rates;
+}
+
+TreeFlows::Rates schedule_rates(Group& g, TreeFlows& t, std::uint64_t chunks)
 {
   TreeFlows::Rates r;
   // The recurrence in unit steps, both phases (the broadcast starts when the root has the last chunk: no transfer of
@@ -81,14 +103,21 @@ TreeFlows::Rates schedule_rates(Group& g, const TreeFlows& t, std::uint64_t chun
         for (int c : tree.children[v])
           add(i, c, v, false);
   }
+  // Each step's rates by its set of (from, to) pairs, sorted: one computation per set (TreeFlows::step_rates).
   std::vector<std::pair<int, int>> ends;
+  std::vector<std::size_t> order;
   for (const auto& step : steps) {
+    order.resize(step.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::sort(order.begin(), order.end(), [&step](std::size_t a, std::size_t b) {
+      return std::tie(step[a].from, step[a].to) < std::tie(step[b].from, step[b].to);
+    });
     ends.clear();
-    for (const auto& x : step)
-      ends.emplace_back(x.from, x.to);
-    const std::vector<double> rates = g.world().max_min_rates(ends);
-    for (std::size_t k = 0; k < step.size(); ++k)
-      r.rate[step[k].tree][step[k].slot] = rates[k];
+    for (std::size_t k : order)
+      ends.emplace_back(step[k].from, step[k].to);
+    const std::vector<double>& rates = t.step_rates(g.world(), ends);
+    for (std::size_t m = 0; m < order.size(); ++m)
+      r.rate[step[order[m]].tree][step[order[m]].slot] = rates[m];
   }
   r.chunks = chunks;
   return r;
