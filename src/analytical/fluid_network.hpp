@@ -122,8 +122,8 @@ private:
   std::vector<char> fixed_;
   std::vector<Entry> heap_;
   std::vector<std::uint32_t> touched_;
-  std::vector<std::size_t> sharing_;  ///< solve()'s: the flows sharing now
-  std::vector<std::uint64_t> tags_;   ///< solve()'s: their tags, sorted
+  std::vector<std::size_t> sharing_; ///< solve()'s: the flows sharing now
+  std::vector<std::uint64_t> tags_;  ///< solve()'s: their tags, sorted
 
   std::vector<Flow> flows_;
   std::vector<std::size_t> free_;

@@ -310,13 +310,13 @@ TEST_CASE("cluster spec: link overrides are parsed with units, checked, applied 
         "GiBps, bps, kbps, Mbps, Gbps)");
   CHECK(cli_error([&] { platform::parse_cluster_string(base + ",inter-latency="); }) ==
         "--cluster: inter-latency needs a value (got 'inter-latency=')");
-  CHECK(cli_error([&] {
-          platform::resolve_cluster_spec(good(), {"nvlink", "ib100", "star"}, SpecNaming::Options, {"1 us"});
-        }) == "--inter-latency: unknown time unit ' us' in '1 us' (use s, ms, us, ns)");
+  CHECK(
+      cli_error([&] {
+        platform::resolve_cluster_spec(good(), {"nvlink", "ib100", "star"}, SpecNaming::Options, {"1 us", "", "", ""});
+      }) == "--inter-latency: unknown time unit ' us' in '1 us' (use s, ms, us, ns)");
   CHECK(cli_error([&] {
           platform::resolve_cluster_spec(good(), {"nvlink", "ib100", "star"}, SpecNaming::Options,
-                                         {"", "inf"
-                                              "GBps"});
+                                         {"", "infGBps", "", ""});
         }) == "--inter-bandwidth: expected a bandwidth > 0 such as 1.25GBps or 10Gbps (got 'infGBps')");
   CHECK(error_of([](auto& s) { s.inter_latency_s = -1e-6; }) == "--inter-latency must be a time >= 0 (got -1e-06 s)");
   CHECK(error_of([](auto& s) { s.intra_bandwidth_bytes_per_s = 0; }) ==
