@@ -126,7 +126,8 @@ TreeFlows tree_flows_of(Group& group, std::vector<analytical::TreeShape> trees);
  *  recurrence of analytical::tree_allreduce_s in unit steps: a member does one transfer at a time, its children in
  *  order, every tree from step 0), and each group's max-min rates (CommWorld::max_min_rates) are its transfers'. */
 const TreeFlows::Rates& pipeline_rates(Group& group, TreeFlows& trees, std::uint64_t chunks);
-/** @brief pipeline_rates' rates for exactly `chunks` chunks, computed anew (no cap, nothing kept). */
+/** @brief pipeline_rates' rates for exactly `chunks` chunks, computed anew (no cap; only
+ *  each step's rates are kept, TreeFlows::step_rates). */
 TreeFlows::Rates schedule_rates(Group& group, TreeFlows& trees, std::uint64_t chunks);
 /** @brief The pipelined trees' flow form (docs/collectives.md, "Pipelined trees at flow level"), run by one driver for
  *  every member: tree j carries `bytes[j]` in chunks of pipeline_chunk_bytes(id, ...). It lasts as long as the

@@ -21,9 +21,8 @@ std::string fmt(const char* format, double v)
 
 void row(std::ostream& out, const std::string& label, const std::string& value)
 {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "  %-34s %s\n", label.c_str(), value.c_str());
-  out << buf;
+  // The label padded to 34 columns, the value whole however long (a size switch's fidelity names every side).
+  out << "  " << label << std::string(label.size() < 34 ? 34 - label.size() : 0, ' ') << ' ' << value << '\n';
 }
 
 void share(std::ostream& out, const std::string& label, double seconds, double total)

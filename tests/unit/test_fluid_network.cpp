@@ -111,7 +111,7 @@ TEST_CASE("fluid network: a link's weights summed afresh where fixing a flow can
   // One link of 10 B/s, flows of penalties 1e-20 and 1: the link's sum of 1 / penalty is 1e20, the second flow's 1
   // lost in its rounding. The first is bound at 1 B/s (level 1e-20, below the link's 1e-19) and fixed first; taking
   // its 1e20 off leaves 0 for a link that still has a flow. Summed afresh: 1, and the second flow takes the 9 B/s left
-  // (with 0 its level would be infinite, and the link would never fix it).
+  // (with 0 its level would be infinite, and the second flow fixed at an infinite rate).
   Net net;
   net.set_capacity(0, 10);
   const auto a = net.start(0, spec({0}, 1e9, 0, 1e-20, 1));
