@@ -1,6 +1,7 @@
 #include "analytical/fluid_network.hpp"
 
 #include "common/error.hpp"
+#include "common/hash.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -169,11 +170,9 @@ void FluidNetwork::solve()
 
 std::uint64_t FluidNetwork::hash_tags(const std::vector<std::uint64_t>& tags)
 {
-  std::uint64_t hash = 1469598103934665603ULL; // FNV-1a, one tag per step
-  for (std::uint64_t t : tags) {
-    hash ^= t;
-    hash *= 1099511628211ULL;
-  }
+  std::uint64_t hash = kFnv1aBasis; // one tag per step
+  for (std::uint64_t t : tags)
+    hash = fnv1a(hash, t);
   return hash;
 }
 

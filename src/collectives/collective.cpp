@@ -6,6 +6,7 @@
 
 #include "collectives/algorithm_table.hpp"
 #include "common/error.hpp"
+#include "common/hash.hpp"
 
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -800,12 +801,10 @@ std::vector<std::vector<std::size_t>> CommWorld::flow_components(const std::vect
 
 const CommWorld::PlanShape& CommWorld::plan_shape(const std::vector<Flow>& flows)
 {
-  std::uint64_t hash = 1469598103934665603ULL; // FNV-1a over the endpoints
+  std::uint64_t hash = kFnv1aBasis; // over the endpoints
   for (const auto& f : flows)
-    for (const int end : {f.from, f.to}) {
-      hash ^= static_cast<std::uint32_t>(end);
-      hash *= 1099511628211ULL;
-    }
+    for (const int end : {f.from, f.to})
+      hash = fnv1a(hash, static_cast<std::uint32_t>(end));
   for (const auto& s : plan_shapes_[hash])
     if (s->has_ends(flows))
       return *s;

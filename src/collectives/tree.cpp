@@ -3,6 +3,7 @@
 #include "collectives/algorithm_table.hpp"
 #include "collectives/algorithms.hpp"
 #include "common/error.hpp"
+#include "common/hash.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -51,11 +52,9 @@ const TreeFlows::Rates& pipeline_rates(Group& g, TreeFlows& t, std::uint64_t chu
 
 const std::vector<double>& TreeFlows::step_rates(CommWorld& world, const std::vector<std::pair<int, int>>& sorted_ends)
 {
-  std::uint64_t hash = 1469598103934665603ULL; // FNV-1a over the pairs
-  for (const auto& [from, to] : sorted_ends) {
-    hash = (hash ^ static_cast<std::uint32_t>(from)) * 1099511628211ULL;
-    hash = (hash ^ static_cast<std::uint32_t>(to)) * 1099511628211ULL;
-  }
+  std::uint64_t hash = kFnv1aBasis; // over the endpoints, as CommWorld::plan_shape's
+  for (const auto& [from, to] : sorted_ends)
+    hash = fnv1a(fnv1a(hash, static_cast<std::uint32_t>(from)), static_cast<std::uint32_t>(to));
   for (const StepRates& known : memo_[hash])
     if (known.ends == sorted_ends)
       return known.rates;

@@ -161,7 +161,6 @@ void fit_stacks(Setup& setup, const dag::IterationDag& dag, const collectives::C
   // faults, 12 of its 38 s of wall time in the kernel (docs/performance.md).
   const long stack = long(simgrid::config::get_value<int>("contexts/stack-size")) * 1024;
   mallopt(M_MMAP_THRESHOLD, int(std::clamp(stack, 4096L, 32L * 1024 * 1024))); // glibc's maximum: 32 MiB
-
 #endif
 }
 
