@@ -93,8 +93,8 @@ void write_console(std::ostream& out, const proto::Report& r)
     row(out, "input, prefetched",
         format_seconds(b.io_s()) + " loading + " + format_seconds(b.h2d_s()) + " copy per iteration, " +
             std::to_string(c.schedule_config().io_prefetch()) + " batch(es) ahead on their own stream");
-  if (!c.aggregation().fidelity_used().empty()) // how the aggregations were simulated (docs/collectives.md, Fidelity)
-    row(out, "aggregation fidelity", c.aggregation().fidelity_used());
+  // How the aggregations were simulated (docs/collectives.md, Fidelity); ddlsim run always sets it.
+  row(out, "aggregation fidelity", c.aggregation().fidelity_used());
   row(out, "communication, total",
       format_seconds(b.communication_s()) + "  (" +
           fmt("%.1f %%",
