@@ -160,7 +160,10 @@ void fit_stacks(Setup& setup, const dag::IterationDag& dag, const collectives::C
   // (128 to 400 KiB) are; with a threshold of 64 KiB, hd with two streams made 48,000 mappings and 1.8 million page
   // faults, 12 of its 38 s of wall time in the kernel (docs/performance.md).
   const long stack = long(simgrid::config::get_value<int>("contexts/stack-size")) * 1024;
-  mallopt(M_MMAP_THRESHOLD, int(std::clamp(stack, 4096L, 32L * 1024 * 1024))); // glibc's maximum: 32 MiB
+  mallopt(M_MMAP_THRESHOLD,
+          int(std::clamp(
+              stack, 4096L,
+              32L * 1024 * 1024))); // glibc's maximum, 32 MiB on 64 bits (malloc/malloc.c, DEFAULT_MMAP_THRESHOLD_MAX)
 #endif
 }
 
