@@ -60,6 +60,17 @@ void FluidNetwork::release(std::size_t id)
   free_.push_back(id);
 }
 
+void FluidNetwork::restart()
+{
+  if (!live_.empty())
+    throw Error("internal: FluidNetwork::restart with flows in flight");
+  flows_.clear();
+  free_.clear();
+  finished_.clear();
+  now_ = 0;
+  stale_ = false;
+}
+
 void FluidNetwork::progress(double t)
 {
   if (!(t > now_))

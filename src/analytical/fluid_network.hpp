@@ -69,6 +69,9 @@ public:
   std::size_t fills() const { return fills_; }
   /** The time advanced to. */
   double now() const { return now_; }
+  /** Forgets every flow and goes back to time 0, keeping the capacities and the shares computed so far (a plan that
+   *  runs its flows from its own instants: the recurring sets of tags hit). Needs no flow in flight. */
+  void restart();
   /** Flows started and not released. */
   std::size_t flows() const { return flows_.size() - free_.size(); }
 

@@ -69,6 +69,18 @@ public:
    * when P is a power of two and the group is XOR-symmetric (Group::xor_symmetric): each step's transfers are one orbit
    * of a symmetry of all the network carries, so they too start, run and end together. */
   bool exact_flow_form(Group& group) const override;
+
+  /** The member-timed form's tables (docs/collectives.md, "rd member-timed over alike blocks"). */
+  struct Blocks;
+
+private:
+  /** Every step's transfers alike (one latency, one max-min rate), in a solo world: the step form is exact. */
+  static bool steps_alike(Group& group);
+  /** In a solo world whose aggregations are member-timed: the blocks of members whose XOR translations are symmetries
+   *  of every transfer, where rd computed over one block is the message level; null where it is not. */
+  static Blocks* member_timed_blocks(Group& group);
+  /** The member-timed form: one block's members step by step in a FluidNetwork, every other block its image. */
+  static void blocks_plan(Group& group, Blocks& blocks, std::uint64_t bytes);
 };
 
 /** @brief Rabenseifner: recursive halving reduce-scatter (halves of M/2, M/4, ...), then recursive

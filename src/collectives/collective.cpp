@@ -517,13 +517,18 @@ void CommWorld::sign_sizes(const std::vector<Flow>& flows, const std::vector<std
 
 const CommWorld::LinkFlows& CommWorld::link_flows(const PlanShape& shape) const
 {
-  LinkFlows& l = shape.links;
-  if (!l.offsets.empty())
-    return l;
+  if (shape.links.offsets.empty())
+    shape.links = link_flows_of(shape.routes);
+  return shape.links;
+}
+
+CommWorld::LinkFlows CommWorld::link_flows_of(const std::vector<const Route*>& routes)
+{
+  LinkFlows l;
   std::unordered_map<std::uint32_t, std::size_t> index; // link number -> k
   std::vector<std::vector<std::uint32_t>> crossing;
-  for (std::size_t i = 0; i < shape.routes.size(); ++i) {
-    const Route& r = *shape.routes[i];
+  for (std::size_t i = 0; i < routes.size(); ++i) {
+    const Route& r = *routes[i];
     for (std::size_t j = 0; j < r.shared_ids.size(); ++j) {
       auto [it, fresh] = index.emplace(r.shared_ids[j], l.ids.size());
       if (fresh) {
@@ -540,6 +545,21 @@ const CommWorld::LinkFlows& CommWorld::link_flows(const PlanShape& shape) const
     l.offsets.push_back(static_cast<std::uint32_t>(l.flows.size()));
   }
   return l;
+}
+
+void CommWorld::account_batch(const std::vector<Flow>& flows, double start_s, const std::vector<double>& end_s,
+                              const std::vector<const Route*>& routes, const LinkFlows& links, int channel)
+{
+  for (const auto& f : flows)
+    count(f);
+  if (!on_transfer_)
+    return;
+  if (on_transfers_) {
+    on_transfers_({flows, start_s, end_s, routes, links, channel});
+    return;
+  }
+  for (std::size_t i = 0; i < flows.size(); ++i)
+    report(flows[i].from, flows[i].to, flows[i].bytes, start_s, end_s[i], channel, routes[i]);
 }
 
 bool CommWorld::run_alike(const std::vector<Flow>& flows)

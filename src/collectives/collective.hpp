@@ -186,6 +186,9 @@ public:
     std::vector<const simgrid::s4u::Link*> fat; ///< the fat pipes it crosses (each limits a flow, not their sum)
   };
   const Route& cached_route(int from, int to) const;
+  /** True when FluidNetwork computes flows over `routes` as SimGrid's model does (no fat pipe crossed by routes of
+   *  different latencies: Mirror::computed). */
+  static bool fluid_exact(const std::vector<const Route*>& routes);
   /** cached_route for the transfer on_transfer is reporting (from its caller when it has it: no lookup). */
   const Route& transfer_route(int from, int to) const;
   /** account() with the flow's route (cached_route(flow.from, flow.to)) and the channel it reports at hand (the
@@ -271,6 +274,12 @@ public:
    *  others go to on_transfer one by one). */
   using TransfersFn = std::function<void(const TransferBatch&)>;
   void on_transfers(TransfersFn fn) { on_transfers_ = std::move(fn); }
+  /** Per link of `routes`, the flows (indices) that cross it. */
+  static LinkFlows link_flows_of(const std::vector<const Route*>& routes);
+  /** account() for flows that all started at `start_s` (their routes and link_flows_of them at hand): one batch to
+   *  on_transfers where it is set. */
+  void account_batch(const std::vector<Flow>& flows, double start_s, const std::vector<double>& end_s,
+                     const std::vector<const Route*>& routes, const LinkFlows& links, int channel);
 
 private:
   /** Reports a transfer to on_transfer (`route`: its route, when the caller has it at hand: transfer_route). */
@@ -381,10 +390,7 @@ private:
   /** Flows started in fluid_ and not yet released (set_mirror may not drop the layouts they read). */
   bool fluid_in_flight() const;
   std::uint32_t mirror_generations_ = 0; ///< set_mirror calls that mirrored (tags of one never meet another's)
-  /** True when FluidNetwork computes flows over `routes` as SimGrid's model does (no fat pipe crossed by routes of
-   *  different latencies: Mirror::computed). */
-  static bool fluid_exact(const std::vector<const Route*>& routes);
-  struct Helper; ///< fork_join's helper of one endpoint and key
+  struct Helper;                         ///< fork_join's helper of one endpoint and key
   std::unordered_map<std::uint64_t, std::shared_ptr<Helper>> helpers_;
   std::set<AlgorithmId> exact_forms_;
   std::uint64_t flows_posted_ = 0;
@@ -432,7 +438,8 @@ enum CacheKey : int {
   kRdExactKey,
   kDbtreeGroupsKey,
   kNcclTreeGroupsKey,
-  kTreeExactKey
+  kTreeExactKey,
+  kRdBlocksKey
 };
 
 /** @brief Some endpoints of a CommWorld seen as ranks 0..n-1: flat algorithms run over a Group, so the

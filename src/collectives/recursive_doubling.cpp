@@ -1,8 +1,19 @@
 // Recursive doubling allreduce: log2 P exchanges of the whole vector.
+#include "analytical/fluid_network.hpp"
 #include "collectives/algorithm_table.hpp"
 #include "collectives/algorithms.hpp"
 #include "collectives/power_of_two.hpp"
+#include "common/error.hpp"
 
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -43,6 +54,11 @@ bool RecursiveDoubling::exact_flow_form(Group& g) const
   }
   if (!g.world().solo())
     return false;
+  return steps_alike(g) || member_timed_blocks(g) != nullptr;
+}
+
+bool RecursiveDoubling::steps_alike(Group& g)
+{
   return g.cached(kRdExactKey, [&g] {
     const int p = g.size();
     if ((p & (p - 1)) != 0)
@@ -77,6 +93,325 @@ std::vector<std::vector<Flow>> rd_steps(Group& g, const PowerOfTwoFold& fold, st
 }
 } // namespace
 
+struct RecursiveDoubling::Blocks {
+  bool exact = false;
+  int block = 0;  ///< b: member v ^ m, for m a multiple of b, is member v's image (v < b its block's)
+  int steps = 0;  ///< log2 P
+  int images = 0; ///< P / b, blocks
+  /** Member v's transfer in step k, v < b, in the quotient network (one link per class of links). */
+  struct Transfer {
+    std::vector<std::uint32_t> classes; ///< the classes of the links it shares
+    double latency_s = 0;               ///< its route's
+    double bandwidth = 0;               ///< its route's narrowest link (a fat pipe's included): its bound
+    int partner = 0;                    ///< v ^ 2^k
+  };
+  std::vector<Transfer> transfers;                          ///< [v * steps + k]
+  std::vector<std::vector<const CommWorld::Route*>> routes; ///< [v * steps + k][j]: block j's image's route
+  std::vector<CommWorld::LinkFlows> links;                  ///< [v * steps + k]: link_flows_of(routes[...])
+  std::vector<Flow> images_scratch;                         ///< blocks_plan's: one transfer's images
+  std::vector<double> ends_scratch;
+  std::vector<double> last_end; ///< per class: when the last plan's last transfer over it ended
+  analytical::FluidNetwork net; ///< a link per class, of capacity bandwidth / multiplicity
+};
+
+namespace {
+/** The members' images under m, as an endpoint permutation (endpoints outside the group stay). */
+std::vector<int> xor_perm(Group& g, int m)
+{
+  std::vector<int> perm(static_cast<std::size_t>(g.world().endpoints()));
+  std::iota(perm.begin(), perm.end(), 0);
+  for (int v = 0; v < g.size(); ++v)
+    perm[static_cast<std::size_t>(g.endpoint(v))] = g.endpoint(v ^ m);
+  return perm;
+}
+
+/** Union-find root with path halving. */
+std::uint32_t root(std::vector<std::uint32_t>& parent, std::uint32_t x)
+{
+  while (parent[x] != x)
+    x = parent[x] = parent[parent[x]];
+  return x;
+}
+} // namespace
+
+RecursiveDoubling::Blocks* RecursiveDoubling::member_timed_blocks(Group& g)
+{
+  // Where rd's steps are not alike (DGX-1 nodes: NVLink pairs of one or two links, GPUs behind the NIC at different
+  // PCIe distances), the members part: each starts a step when it and its partner are done with the last. Computing
+  // that for every member costs what SimGrid does. But where the translations v -> v ^ m, for every multiple m of
+  // a block size b, map every transfer of every step onto one, and every route onto its image's link for link (a
+  // node of b GPUs and its place in a symmetric network), every block does what block 0 does at the same instants:
+  // its members start together (checked per plan), and the transfers of one step of all blocks are one orbit. Then
+  // block 0's members, run step by step in a FluidNetwork over the classes of links (orbits), are the message level.
+  if (!g.member_timed())
+    return nullptr;
+  Blocks& b = g.cached_object<Blocks>(kRdBlocksKey, [&g] {
+    Blocks b;
+    CommWorld& world = g.world();
+    const int p = g.size();
+    if (p < 2 || (p & (p - 1)) != 0)
+      return b; // a fold: its members sit steps out
+    std::vector<std::vector<Flow>> steps;
+    for (int mask = 1; mask < p; mask <<= 1) {
+      steps.emplace_back();
+      for (int v = 0; v < p; ++v)
+        steps.back().push_back({g.endpoint(v), g.endpoint(v ^ mask), 1});
+    }
+    // The smallest block: halve it while the new translation is a symmetry too (each is checked link for link).
+    int block = p;
+    while (block > 1 && world.symmetric_under(steps, xor_perm(g, block / 2)))
+      block /= 2;
+    if (block == p)
+      return b;
+    b.block = block;
+    b.steps = static_cast<int>(steps.size());
+    b.images = p / block;
+    // A step inside a block (mask < b): its pair's links must carry no other transfer of rd's, so that a pair's
+    // next aggregation, which starts when both are done, meets none of another's on them. Steps between blocks come
+    // after every step inside: a member reaches one only when its whole block is done with the aggregation before, and
+    // so is every block (they run alike), so those links are then free of it too (checked per plan: last_end).
+    std::unordered_map<std::uint32_t, std::pair<int, int>> pair_of; // link -> the pair of an inner step crossing it
+    std::vector<const CommWorld::Route*> all;
+    for (int k = 0; k < b.steps; ++k)
+      for (const Flow& f : steps[static_cast<std::size_t>(k)]) {
+        const CommWorld::Route& r = world.cached_route(f.from, f.to);
+        all.push_back(&r);
+        if ((1 << k) < block)
+          for (std::uint32_t id : r.shared_ids)
+            pair_of.emplace(id, std::make_pair(std::min(f.from, f.to), std::max(f.from, f.to)));
+      }
+    if (!CommWorld::fluid_exact(all))
+      return b;
+    for (int k = 0; k < b.steps; ++k)
+      for (const Flow& f : steps[static_cast<std::size_t>(k)])
+        for (std::uint32_t id : world.cached_route(f.from, f.to).shared_ids) {
+          auto it = pair_of.find(id);
+          if (it != pair_of.end() && it->second != std::make_pair(std::min(f.from, f.to), std::max(f.from, f.to)))
+            return b;
+        }
+    // Classes of links: a link and its images (the route's k-th link maps to the image route's k-th).
+    std::uint32_t links = 0;
+    for (const CommWorld::Route* r : all)
+      for (std::uint32_t id : r->shared_ids)
+        links = std::max(links, id + 1);
+    std::vector<std::uint32_t> parent(links);
+    std::iota(parent.begin(), parent.end(), 0u);
+    for (int v = 0; v < block; ++v)
+      for (int k = 0; k < b.steps; ++k) {
+        const CommWorld::Route& mine = world.cached_route(g.endpoint(v), g.endpoint(v ^ (1 << k)));
+        b.routes.emplace_back();
+        for (int j = 0; j < b.images; ++j) {
+          const int m = j * block;
+          const CommWorld::Route& image = world.cached_route(g.endpoint(v ^ m), g.endpoint(v ^ (1 << k) ^ m));
+          b.routes.back().push_back(&image);
+          for (std::size_t x = 0; x < mine.shared_ids.size(); ++x)
+            parent[root(parent, image.shared_ids[x])] = root(parent, mine.shared_ids[x]);
+        }
+        b.links.push_back(CommWorld::link_flows_of(b.routes.back()));
+      }
+    // Per class: its links (orbit size) and their bandwidth. A route crosses a class at most once (checked below), so
+    // each of its links carries images / orbit size of every transfer of block 0 that crosses the class (the
+    // translations map the class's links onto each other alike: orbit and stabiliser): the quotient's link for the
+    // class has the bandwidth over that many.
+    std::unordered_map<std::uint32_t, std::uint32_t> class_of; // root -> class
+    std::vector<std::uint32_t> orbit;
+    std::vector<double> bandwidth;
+    std::vector<char> seen(links, 0);
+    for (const CommWorld::Route* r : all)
+      for (std::size_t x = 0; x < r->shared_ids.size(); ++x) {
+        const std::uint32_t id = r->shared_ids[x];
+        auto [it, fresh] = class_of.emplace(root(parent, id), static_cast<std::uint32_t>(orbit.size()));
+        if (fresh) {
+          orbit.push_back(0);
+          bandwidth.push_back(r->shared_bandwidth[x]);
+        }
+        if (!seen[id]) {
+          seen[id] = 1;
+          ++orbit[it->second];
+        }
+      }
+    for (int v = 0; v < block; ++v)
+      for (int k = 0; k < b.steps; ++k) {
+        const int w = v ^ (1 << k);
+        const CommWorld::Route& r = world.cached_route(g.endpoint(v), g.endpoint(w));
+        Blocks::Transfer t;
+        t.latency_s = r.latency_s;
+        t.bandwidth = r.bandwidth;
+        t.partner = w;
+        for (std::uint32_t id : r.shared_ids) {
+          const std::uint32_t c = class_of.at(root(parent, id));
+          if (std::find(t.classes.begin(), t.classes.end(), c) != t.classes.end())
+            return b; // a route through two links of one class
+          t.classes.push_back(c);
+        }
+        b.transfers.push_back(std::move(t));
+      }
+    for (std::uint32_t c = 0; c < orbit.size(); ++c)
+      b.net.set_capacity(c, bandwidth[c] * double(orbit[c]) / double(b.images));
+    b.last_end.assign(orbit.size(), -std::numeric_limits<double>::infinity());
+    b.exact = true;
+    return b;
+  });
+  return b.exact ? &b : nullptr;
+}
+
+void RecursiveDoubling::blocks_plan(Group& g, Blocks& b, std::uint64_t bytes)
+{
+  // As at message level (RecursiveDoubling::allreduce, CommWorld::exchange, post_send, received): in step k member v
+  // posts its receive from w = v ^ 2^k when it starts the step, its send after its costs of sending
+  // (CommWorld::send_cost_s); each transfer starts when both ends are posted and runs in SimGrid's model
+  // (FluidNetwork, as run_fluid gives it flows); v goes on when its send and its receive are done, after its receive
+  // overhead and the reduction. A partner in another block is v's image, whose times are v's.
+  CommWorld& world = g.world();
+  const CollectiveOptions& o = g.options();
+  Group::MemberTimes* times = g.member_times();
+  if (times == nullptr || times->starts.size() != static_cast<std::size_t>(g.size()))
+    throw Error("internal: rd's member-timed form needs every member's start");
+  const int block = b.block, steps = b.steps;
+  for (int v = 0; v < g.size(); ++v)
+    if (times->starts[static_cast<std::size_t>(v)] != times->starts[static_cast<std::size_t>(v & (block - 1))])
+      throw Error("internal: rd's member-timed form needs every block to start as block 0 does");
+  const double message = double(bytes);
+  const double latency_factor = factor_for(o.stack.latency_factor, message);
+  const double work = message / factor_for(o.stack.bandwidth_factor, message);
+  const double after_s = o.stack.recv_overhead_s; // received(): one landed message per step
+  const double reduce_s = o.reduce_s_per_byte > 0 && bytes > 0 ? o.reduce_s_per_byte * message : 0.0;
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  struct Member {
+    int step = 0;
+    double at = 0;        ///< when it started its step (posted its receive)
+    double post = kNever; ///< when its send's transfer starts (both ends posted); kNever: not yet known
+    double sent = kNever; ///< its send's end
+    double got = kNever;  ///< its receive's end
+    bool arrived = false; ///< it has started step `step`
+    std::size_t flow = 0; ///< its send's flow id while in flight
+    bool flying = false;
+  };
+  std::vector<Member> m(static_cast<std::size_t>(block));
+  std::vector<double> starts(static_cast<std::size_t>(block * steps), 0.0), ends(starts.size(), 0.0);
+  std::vector<int> owner; // flow id -> member
+  analytical::FluidNetwork& net = b.net;
+  net.restart();
+  // A sleep of SimGrid 3.32 lasts at least its resolution (surf/precision, 1 ns: measured, a sleep of 0.26 ns ends 1 ns
+  // later), and the message level sleeps each cost: the costs before a send in one sleep (post_send), the receive
+  // overhead in one (received), the reduction in one (CommWorld::reduce).
+  auto slept = [](double d) { return d > 0 ? std::max(d, analytical::FluidNetwork::kSimultaneous) : 0.0; };
+  auto send_s = [&](int v, int w) { return slept(world.send_cost_s(g.endpoint(v), g.endpoint(w), bytes)); };
+  int running = block; // members not done
+  // A member that starts step k: its send's start once its partner has started k too (its image: at once).
+  std::function<void(int, double)> arrive = [&](int v, double t) {
+    Member& me = m[static_cast<std::size_t>(v)];
+    me.at = t;
+    if (me.step == steps) { // done: its end
+      --running;
+      return;
+    }
+    me.arrived = true;
+    me.sent = me.got = kNever;
+    const int w = b.transfers[static_cast<std::size_t>(v * steps + me.step)].partner;
+    if (w >= block) { // another block: the image of v, posted at v's times
+      me.post = t + send_s(v, w);
+      return;
+    }
+    Member& other = m[static_cast<std::size_t>(w)];
+    if (!other.arrived || other.step != me.step)
+      return; // w posts both starts when it arrives
+    me.post = std::max(t + send_s(v, w), other.at);
+    other.post = std::max(other.at + send_s(w, v), t);
+  };
+  for (int v = 0; v < block; ++v)
+    arrive(v, times->starts[static_cast<std::size_t>(v)]);
+  analytical::FluidNetwork::FlowSpec spec;
+  while (running > 0) {
+    int first = -1;
+    for (int v = 0; v < block; ++v) {
+      const Member& me = m[static_cast<std::size_t>(v)];
+      if (!me.flying && me.post < kNever && (first < 0 || me.post < m[static_cast<std::size_t>(first)].post))
+        first = v;
+    }
+    const double next = net.next_event();
+    if (first >= 0 && m[static_cast<std::size_t>(first)].post <= next) {
+      Member& me = m[static_cast<std::size_t>(first)];
+      const std::size_t slot = static_cast<std::size_t>(first * steps + me.step);
+      const Blocks::Transfer& t = b.transfers[slot];
+      for (std::uint32_t c : t.classes)
+        if (me.post < b.last_end[c])
+          throw Error("internal: rd's member-timed form found an aggregation's transfer meeting the last one's");
+      spec.links = t.classes;
+      spec.latency_s = t.latency_s * latency_factor;
+      spec.penalty = spec.latency_s > 0 ? t.latency_s : 1.0;
+      spec.bound = std::isfinite(t.bandwidth) ? t.bandwidth : 0.0;
+      spec.work = work;
+      spec.tag = slot + 1;
+      me.flow = net.start(me.post, spec);
+      me.flying = true;
+      starts[slot] = me.post;
+      if (owner.size() <= me.flow)
+        owner.resize(me.flow + 1, -1);
+      owner[me.flow] = first;
+      continue;
+    }
+    if (!std::isfinite(next))
+      throw Error("internal: rd's member-timed form stalled");
+    net.advance(next);
+    std::vector<int> stepped;
+    for (std::size_t id : net.finished()) {
+      const int v = owner[id];
+      Member& me = m[static_cast<std::size_t>(v)];
+      const std::size_t slot = static_cast<std::size_t>(v * steps + me.step);
+      ends[slot] = net.end(id);
+      me.flying = false;
+      me.post = kNever;
+      me.sent = net.end(id);
+      const int w = b.transfers[slot].partner;
+      if (w >= block)
+        me.got = me.sent; // its image's send to it
+      else
+        m[static_cast<std::size_t>(w)].got = me.sent;
+      net.release(id);
+    }
+    for (int v = 0; v < block; ++v) {
+      Member& me = m[static_cast<std::size_t>(v)];
+      if (me.arrived && me.sent < kNever && me.got < kNever) {
+        me.arrived = false;
+        stepped.push_back(v);
+      }
+    }
+    for (int v : stepped) { // received() sleeps the receive overhead, then the reduction: two sleeps, as there
+      Member& me = m[static_cast<std::size_t>(v)];
+      double t = std::max(me.sent, me.got);
+      if (after_s > 0)
+        t += slept(after_s);
+      if (reduce_s > 0)
+        t += slept(reduce_s);
+      ++me.step;
+      arrive(v, t);
+    }
+  }
+  // Every block's transfers, reported at block 0's times, and the members' ends.
+  const int channel = world.driver_channel();
+  double last = 0;
+  times->ends.assign(static_cast<std::size_t>(g.size()), 0.0);
+  for (int v = 0; v < block; ++v)
+    for (int k = 0; k < steps; ++k) {
+      const std::size_t slot = static_cast<std::size_t>(v * steps + k);
+      for (std::uint32_t c : b.transfers[slot].classes)
+        b.last_end[c] = std::max(b.last_end[c], ends[slot]);
+      b.images_scratch.clear();
+      for (int j = 0; j < b.images; ++j)
+        b.images_scratch.push_back(
+            {g.endpoint(v ^ (j * block)), g.endpoint(b.transfers[slot].partner ^ (j * block)), bytes});
+      b.ends_scratch.assign(b.images_scratch.size(), ends[slot]);
+      world.account_batch(b.images_scratch, starts[slot], b.ends_scratch, b.routes[slot], b.links[slot], channel);
+    }
+  for (int v = 0; v < g.size(); ++v) {
+    const double end = m[static_cast<std::size_t>(v & (block - 1))].at;
+    times->ends[static_cast<std::size_t>(v)] = end;
+    last = std::max(last, end);
+  }
+  CommWorld::delay_until(last);
+}
+
 std::vector<std::vector<Flow>> RecursiveDoubling::flow_calls(Group& g, std::uint64_t bytes) const
 {
   if (!drivable(g, bytes))
@@ -92,6 +427,11 @@ bool RecursiveDoubling::flow_plan(Group& g, std::uint64_t bytes) const
   // world simulates each step's components once per class.
   if (g.options().fidelity == Fidelity::Auto)
     g.world().note_exact_form(AlgorithmId::Rd); // exact_flow_form said so (drivable)
+  if (g.options().fidelity == Fidelity::Auto && g.world().solo() && !steps_alike(g))
+    if (Blocks* blocks = member_timed_blocks(g)) { // the only other way exact_flow_form says so in a solo world
+      blocks_plan(g, *blocks, bytes);
+      return true;
+    }
   run_folded_flows(g, bytes, [&](const PowerOfTwoFold& fold) {
     const CollectiveOptions& o = g.options();
     for (const auto& flows : rd_steps(g, fold, bytes)) {

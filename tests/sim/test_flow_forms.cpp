@@ -501,6 +501,70 @@ TEST_CASE("rd under --fidelity auto takes its flow form only where every step's 
   CHECK_FALSE(rd.drivable(message_group, 1 << 20));
 }
 
+TEST_CASE("rd under --fidelity auto runs member-timed over alike blocks where every node does what node 0 does")
+{
+  // 16 DGX-1 nodes over EDR, built in memory: the cube mesh's NVLink pairs of one or two links make a step's
+  // transfers differ (not alike), but node n -> n ^ m maps every transfer and route onto one, and each pair inside a
+  // node (masks 1, 2, 4) has NVLinks of its own: blocks of 8 (RecursiveDoubling::member_timed_blocks). Its equality
+  // with the message level: the golden tests "rd member-timed over alike blocks ...".
+  platform::ClusterSpec c;
+  c.nodes = 16;
+  c.gpus_per_node = 8;
+  c.gpu = "V100-SXM2";
+  c = platform::resolve_cluster_spec(c, {"nvlink", "ib100", "star"}, platform::SpecNaming::Options);
+  test::ProbeEngine engine(c);
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  REQUIRE(hosts.size() == 128);
+  collectives::CollectiveOptions o;
+  o.fidelity = Fidelity::Auto;
+  collectives::CommWorld world(hosts, std::vector<int>(128, 0), o, "b");
+  world.set_solo(true);
+  const collectives::RecursiveDoubling rd;
+  std::vector<int> ranks(128);
+  std::iota(ranks.begin(), ranks.end(), 0);
+  collectives::Group timed(world, ranks);
+  timed.set_member_timed(true);
+  CHECK(rd.exact_flow_form(timed));
+  CHECK(rd.drivable(timed, 1 << 20));
+  // Not member-timed (the driver would end every rank when the plan ends): the message level.
+  collectives::Group untimed(world, ranks);
+  CHECK_FALSE(rd.exact_flow_form(untimed));
+  // Node 0's GPUs 0 and 4 in each other's place: node 0 then differs from node 8 (GPU 4's routes to GPU 1 and to the
+  // NIC are longer than GPU 0's), so no block smaller than every member: the message level.
+  std::vector<int> swapped = ranks;
+  std::swap(swapped[0], swapped[4]);
+  collectives::Group other_order(world, swapped);
+  other_order.set_member_timed(true);
+  CHECK_FALSE(rd.exact_flow_form(other_order));
+}
+
+TEST_CASE("rd under --fidelity auto runs member-timed over alike blocks only where each inner pair's links are its own")
+{
+  // A star of 128 hosts, every fourth with half the bandwidth: v -> v ^ m for m a multiple of 4 maps every transfer
+  // and route onto one (blocks of 4), and the steps are not alike. But every route crosses its hosts' own links, which
+  // each host's transfers of every step cross: a pair's next aggregation could meet another pair's transfers of the
+  // last one there, which block 0 computed alone does not see. The message level.
+  test::StarSpec spec = star(128);
+  for (int v = 0; v < 128; v += 4)
+    spec.host_bytes_per_s[v] = spec.link_bytes_per_s / 2;
+  test::ProbeEngine engine(test::write_star_platform(spec));
+  std::vector<sg4::Host*> hosts;
+  for (int i = 0; i < 128; ++i)
+    hosts.push_back(sg4::Host::by_name("gpu" + std::to_string(i)));
+  collectives::CollectiveOptions o;
+  o.fidelity = Fidelity::Auto;
+  collectives::CommWorld world(hosts, std::vector<int>(128, 0), o, "s");
+  world.set_solo(true);
+  const collectives::RecursiveDoubling rd;
+  std::vector<int> ranks(128);
+  std::iota(ranks.begin(), ranks.end(), 0);
+  collectives::Group timed(world, ranks);
+  timed.set_member_timed(true);
+  CHECK_FALSE(rd.exact_flow_form(timed));
+}
+
 TEST_CASE("hier over rd with several streams: auto lists rd's steps only where the nodes are XOR-symmetric")
 {
   // 128 nodes of 2 hosts (node n: hosts 2n, 2n + 1) on a star; host 256 has half the bandwidth. In a lanes-solo world
