@@ -42,7 +42,9 @@ std::size_t FluidNetwork::start(double now, const FlowSpec& spec)
   f.penalty = spec.penalty;
   f.bound = spec.bound;
   f.tag = spec.tag;
-  f.state = State::Latency;
+  // No latency: it shares from now (no event of its own, as in SimGrid, where only a latency ends as an event).
+  const bool sharing = spec.latency_s == 0 && spec.work > 0 && (!f.links.empty() || spec.bound > 0);
+  f.state = sharing ? State::Sharing : State::Latency;
   f.shares_at = now + spec.latency_s;
   f.left = spec.work;
   f.rate = 0;
@@ -106,34 +108,52 @@ bool FluidNetwork::advance(double t)
     const double e = next_event();
     if (!(e <= t))
       break;
-    progress(e);
-    const double until = e + kSimultaneous;
-    for (std::size_t id : live_) { // every event up to `until` happens now (SimGrid: surf/precision)
-      Flow& f = flows_[id];
-      if (f.state == State::Latency && f.shares_at <= until) {
-        f.state = State::Sharing;
-        f.rate = 0;
-        if (f.left <= 0 || (f.links.empty() && !(f.bound > 0))) { // nothing to share, or nothing limits it
-          f.state = State::Done;
-          f.end = e;
-          finished_.push_back(id);
-        }
-      } else if (f.state == State::Sharing && f.rate > 0 &&
-                 (!std::isfinite(f.rate) || now_ + f.left / f.rate <= until)) {
-        f.state = State::Done;
-        f.left = 0;
-        f.end = e;
-        finished_.push_back(id);
-      }
-    }
-    live_.erase(
-        std::remove_if(live_.begin(), live_.end(), [this](std::size_t id) { return flows_[id].state == State::Done; }),
-        live_.end());
-    stale_ = true;
+    happen(e);
     any = true;
   }
   progress(t);
   return any;
+}
+
+bool FluidNetwork::step(double t)
+{
+  finished_.clear();
+  const double e = next_event(); // the shares, solved
+  if (t < now_ || t > e)
+    throw Error("internal: FluidNetwork::step needs a time between the time advanced to and the next event");
+  if (!(e <= t + kSimultaneous)) {
+    progress(t);
+    return false;
+  }
+  happen(t);
+  return true;
+}
+
+void FluidNetwork::happen(double e)
+{
+  progress(e);
+  const double until = e + kSimultaneous;
+  for (std::size_t id : live_) { // every event up to `until` happens now (SimGrid: surf/precision)
+    Flow& f = flows_[id];
+    if (f.state == State::Latency && f.shares_at <= until) {
+      f.state = State::Sharing;
+      f.rate = 0;
+      if (f.left <= 0 || (f.links.empty() && !(f.bound > 0))) { // nothing to share, or nothing limits it
+        f.state = State::Done;
+        f.end = e;
+        finished_.push_back(id);
+      }
+    } else if (f.state == State::Sharing && f.rate > 0 && (!std::isfinite(f.rate) || now_ + f.left / f.rate <= until)) {
+      f.state = State::Done;
+      f.left = 0;
+      f.end = e;
+      finished_.push_back(id);
+    }
+  }
+  live_.erase(
+      std::remove_if(live_.begin(), live_.end(), [this](std::size_t id) { return flows_[id].state == State::Done; }),
+      live_.end());
+  stale_ = true;
 }
 
 void FluidNetwork::solve()
@@ -296,6 +316,33 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
   }
   for (std::size_t id : sharing)
     fixed_[id] = 0;
+}
+
+void SimClock::at(double t, std::size_t who, int what)
+{
+  heap_.emplace_back(t, made_++, who, what);
+  std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
+
+bool SimClock::next(FluidNetwork& net, double& now)
+{
+  const double mine = heap_.empty() ? std::numeric_limits<double>::infinity() : std::get<0>(heap_.front());
+  const double t = std::min(mine, net.next_event());
+  if (!std::isfinite(t))
+    return false;
+  net.step(t);
+  now = t;
+  return true;
+}
+
+void SimClock::due(double now, std::vector<std::pair<std::size_t, int>>& out)
+{
+  out.clear();
+  while (!heap_.empty() && std::get<0>(heap_.front()) <= now + FluidNetwork::kSimultaneous) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    out.emplace_back(std::get<2>(heap_.back()), std::get<3>(heap_.back()));
+    heap_.pop_back();
+  }
 }
 
 } // namespace ddlsim::analytical

@@ -1,6 +1,7 @@
 // Flows over shared links, computed as SimGrid 3.32's CM02 network model runs them, event by event.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <tuple>
@@ -54,7 +55,11 @@ public:
   double next_event();
   /** Moves to time `t`, processing every event up to it in order. True when an event was processed. */
   bool advance(double t);
-  /** The flows the last advance() found done, in the order it found them. */
+  /** One step of SimGrid's clock at `t` (>= the time advanced to, <= next_event()): every event due up to
+   *  t + kSimultaneous happens at t, as SimGrid's engine ends every action of every model due within its precision of
+   *  the step's time (a caller's own events, such as the ends of sleeps, are steps too). True when one happened. */
+  bool step(double t);
+  /** The flows the last advance() or step() found done, in the order it found them. */
   const std::vector<std::size_t>& finished() const { return finished_; }
   bool done(std::size_t id) const { return flows_[id].state == State::Done; }
   /** When flow `id` ended (done only). */
@@ -88,6 +93,8 @@ private:
     double rate = 0;
     double end = 0;
   };
+  /** Processes, at time e, every event due up to e + kSimultaneous (advance, step). */
+  void happen(double e);
   /** Moves every sharing flow's work to time t (no event in between). */
   void progress(double t);
   /** The shares of every sharing flow: weighted max-min by progressive filling (fill), or as computed before for
@@ -135,6 +142,31 @@ private:
   std::vector<double> capacity_;      ///< per link id (0: not set)
   double now_ = 0;
   bool stale_ = false; ///< the shares need solving
+};
+
+/** @brief SimGrid 3.32's clock for a plan that computes its own events beside a FluidNetwork (the ends of its
+ *  actors' sleeps, their arrivals): each step is the earliest event, a sleep lasts at least kSimultaneous (measured:
+ *  a sleep of 0.26 ns ends 1 ns later), and every event due within kSimultaneous of a step happens at it, whichever
+ *  model it belongs to (measured: a transfer due 0.4 ns after a sleep's end ends with it, and the other way round). */
+class SimClock {
+public:
+  /** Event `what` of `who` at time t. */
+  void at(double t, std::size_t who, int what);
+  /** Event `what` of `who` when a sleep of d > 0 seconds from `now` ends. */
+  void sleep(double now, double d, std::size_t who, int what)
+  {
+    at(now + std::max(d, FluidNetwork::kSimultaneous), who, what);
+  }
+  /** Moves to the next step, the earliest of this clock's events and `net`'s (stepping `net` there: its
+   *  finished() are the transfers that end at it), into `now`. False when neither has one left. */
+  bool next(FluidNetwork& net, double& now);
+  /** The events due at the step `now` (within kSimultaneous of it), in order of time, taken off the clock. */
+  void due(double now, std::vector<std::pair<std::size_t, int>>& out);
+
+private:
+  using Event = std::tuple<double, std::uint64_t, std::size_t, int>; ///< time, order of making, who, what
+  std::vector<Event> heap_;
+  std::uint64_t made_ = 0;
 };
 
 } // namespace ddlsim::analytical

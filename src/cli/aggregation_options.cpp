@@ -92,8 +92,11 @@ std::string fidelity_help()
                              ? "message up to " + std::to_string(collectives::kFlowAboveRanks) +
                                    " ranks, flow above where it equals the message level (" +
                                    (e.id == collectives::AlgorithmId::Rd
-                                        ? "a power of two, every step's transfers alike; among hier's node "
-                                          "leaders with several streams, nodes that XOR maps onto each other"
+                                        ? "a power of two, every step's transfers alike, or one stream and "
+                                          "nodes alike; among hier's node leaders with several streams, nodes "
+                                          "that XOR maps onto each other"
+                                    : e.id == collectives::AlgorithmId::Dbtree
+                                        ? "one stream, every link crossed by one rank's transfers only"
                                         : "one stream, no link shared by tree edges without a common rank") +
                                    ")"
                              : std::string("message")));

@@ -155,7 +155,7 @@ const std::vector<AlgorithmEntry> kTable = {
      FlowForm::WhenExact, "max-plus recurrence of the pipelined binary tree (docs/collectives.md)", make<TreeAllreduce>,
      tree_s, tree_floor_s},
     {AlgorithmId::Dbtree, "dbtree", "double binary tree, each tree with half of the vector (NCCL)", true, kKnobChunk,
-     kTreeChunkBytes, FlowForm::WhenAsked, "lower bound: one pipelined tree with M/2 (the two trees contend for links)",
+     kTreeChunkBytes, FlowForm::WhenExact, "lower bound: one pipelined tree with M/2 (the two trees contend for links)",
      make<DoubleBinaryTree>, dbtree_s, dbtree_floor_s},
     {AlgorithmId::Hier, "hier", "to each node's leader, flat allreduce among leaders, back", false, kKnobInter, 0,
      FlowForm::None, "2(alpha_intra + M/B_intra) + (G-1) gamma M + inter-node allreduce among leaders + overheads",

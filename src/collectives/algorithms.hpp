@@ -1,6 +1,7 @@
 // The allreduce algorithms ddlsim simulates message by message (derivations in docs/collectives.md).
 #pragma once
 
+#include "analytical/fluid_network.hpp"
 #include "collectives/collective.hpp"
 #include "collectives/nccl_tuning.hpp"
 
@@ -188,6 +189,21 @@ bool member_timed_tree(Group& group);
  *  distinct receivers) of them at once: a non-blocking fat tree's leaf uplinks). */
 bool tree_links_private(const TreeFlows& trees);
 
+/** @brief True when every link that the trees' transfers (`trees`, up and down) share is crossed only by transfers with
+ *  one member in common (its owner's: a member takes part in one aggregation at a time, so no link carries two
+ *  aggregations' transfers at once, and one aggregation computed alone is the message level), and ddlsim's own
+ *  network computes the routes as SimGrid does (CommWorld::fluid_exact). */
+bool trees_links_owned(const TreeFlows& trees);
+/** @brief ddlsim's own network over the links of a group's trees, kept between aggregations (computed_trees_plan). */
+struct ComputedTrees {
+  analytical::FluidNetwork fluid;
+};
+ComputedTrees computed_trees_of(const TreeFlows& trees);
+/** @brief The pipelined trees at message level (each member runs every tree at once, as TreeAllreduce::allreduce per
+ *  tree), computed transfer by transfer in `net` from each member's start (Group::member_times), which receives each
+ *  member's end; every transfer reported. The message level where trees_links_owned holds, in a solo world. */
+void computed_trees_plan(Group& group, TreeFlows& trees, const std::vector<std::uint64_t>& bytes, ComputedTrees& net);
+
 /** @brief Double binary tree (NCCL): two binary trees, each carrying half of the vector at the same time. The
  *  second is the first with members mirrored (r -> P-1-r), so for an even P every member is an inner node
  *  in exactly one tree and a leaf in the other. Each tree uses its own mailbox channel. */
@@ -198,7 +214,14 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
   /** Outside a solo world, the flow plan's loads (tree_load_calls; mirrored lanes). */
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
+  /** Under Fidelity::Auto, above kFlowAboveRanks members: member_timed_dbtree (then the two trees are computed at
+   *  message level, computed_trees_plan). */
+  bool exact_flow_form(Group& group) const override;
 };
+
+/** @brief True when the double binary tree runs computed at message level on `group`: a member-timed group of a solo
+ *  world, a flow form under its stack, and links each its member's own (trees_links_owned). */
+bool member_timed_dbtree(Group& group);
 
 /** @brief Two levels: every rank of a node sends its vector to the node's leader (its lowest rank),
  *  leaders allreduce with a flat algorithm over the network, leaders send the result back. */

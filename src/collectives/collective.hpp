@@ -231,6 +231,8 @@ public:
   std::uint64_t flows_posted() const { return flows_posted_; }
   /** Flows a mirrored world ran in its own network instead of SimGrid (run_fluid) so far. */
   std::uint64_t flows_computed() const { return flows_computed_; }
+  /** Counts flows a plan computed in ddlsim's own network itself (outside run_fluid). */
+  void note_computed(std::uint64_t flows) { flows_computed_ += flows; }
   std::uint64_t bytes_received(int endpoint) const { return received_[endpoint]; }
   std::uint64_t messages_sent(int endpoint) const { return messages_[endpoint]; }
 
@@ -439,7 +441,9 @@ enum CacheKey : int {
   kDbtreeGroupsKey,
   kNcclTreeGroupsKey,
   kTreeExactKey,
-  kRdBlocksKey
+  kRdBlocksKey,
+  kDbtreeOwnedKey,
+  kDbtreeComputedKey
 };
 
 /** @brief Some endpoints of a CommWorld seen as ranks 0..n-1: flat algorithms run over a Group, so the

@@ -4,6 +4,8 @@
 
 #include <simgrid/s4u/Actor.hpp>
 
+#include <vector>
+
 namespace ddlsim::collectives {
 
 void DoubleBinaryTree::allreduce(Group& g, int self, std::uint64_t bytes) const
@@ -32,7 +34,13 @@ void DoubleBinaryTree::allreduce(Group& g, int self, std::uint64_t bytes) const
 
 bool DoubleBinaryTree::drivable(Group& g, std::uint64_t /*bytes*/) const
 {
-  return g.size() > 1 && g.use_flow(AlgorithmId::Dbtree);
+  return g.size() > 1 && (g.use_flow(AlgorithmId::Dbtree) || exact_flow_form(g));
+}
+
+bool DoubleBinaryTree::exact_flow_form(Group& g) const
+{
+  return g.options().fidelity == Fidelity::Auto && entry(AlgorithmId::Dbtree).flow == FlowForm::WhenExact &&
+         g.size() > kFlowAboveRanks && member_timed_dbtree(g);
 }
 
 namespace {
@@ -54,9 +62,25 @@ TreeFlows& double_tree_flows(Group& g)
 }
 } // namespace
 
+bool member_timed_dbtree(Group& g)
+{
+  return g.member_timed() && g.world().solo() && g.size() > 1 && flow_form_allowed(AlgorithmId::Dbtree, g.options()) &&
+         g.cached(kDbtreeOwnedKey, [&g] { return trees_links_owned(double_tree_flows(g)) ? 1.0 : 0.0; }) > 0;
+}
+
 bool DoubleBinaryTree::flow_plan(Group& g, std::uint64_t bytes) const
 {
-  tree_flow_plan(g, double_tree_flows(g), {chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)}, AlgorithmId::Dbtree);
+  const std::vector<std::uint64_t> halves{chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)};
+  if (g.member_times() != nullptr && member_timed_dbtree(g)) {
+    // Member-timed on links each its member's own (as the tree's form is at any fidelity): the message level, computed
+    if (g.options().fidelity == Fidelity::Auto)
+      g.world().note_exact_form(AlgorithmId::Dbtree); // exact_flow_form said so (drivable), or hier's leaders
+    TreeFlows& t = double_tree_flows(g);
+    computed_trees_plan(g, t, halves,
+                        g.cached_object<ComputedTrees>(kDbtreeComputedKey, [&t] { return computed_trees_of(t); }));
+    return true;
+  }
+  tree_flow_plan(g, double_tree_flows(g), halves, AlgorithmId::Dbtree);
   return true;
 }
 

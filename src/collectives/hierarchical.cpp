@@ -71,10 +71,11 @@ Layout layout_of(Group& g)
  *  form is member-timed among the leaders (member_timed_tree). Sets the leaders' group member-timed accordingly. */
 bool member_timed_hier(Group& g, Layout& l)
 {
+  const AlgorithmId inter = g.options().inter_algorithm;
   const bool timed = g.member_timed() && g.world().solo() && l.nodes_private &&
-                     g.options().inter_algorithm == AlgorithmId::Tree && l.leaders->size() > 1;
+                     (inter == AlgorithmId::Tree || inter == AlgorithmId::Dbtree) && l.leaders->size() > 1;
   l.leaders->set_member_timed(timed);
-  return timed && member_timed_tree(*l.leaders);
+  return timed && (inter == AlgorithmId::Tree ? member_timed_tree(*l.leaders) : member_timed_dbtree(*l.leaders));
 }
 
 /** Every node's flows between its members and its leader, node after node, member after member: the gather's

@@ -276,118 +276,120 @@ void RecursiveDoubling::blocks_plan(Group& g, Blocks& b, std::uint64_t bytes)
   const double work = message / factor_for(o.stack.bandwidth_factor, message);
   const double after_s = o.stack.recv_overhead_s; // received(): one landed message per step
   const double reduce_s = o.reduce_s_per_byte > 0 && bytes > 0 ? o.reduce_s_per_byte * message : 0.0;
-  constexpr double kNever = std::numeric_limits<double>::infinity();
+  // Time moves as SimGrid's clock does (analytical::SimClock): each sleep lasts at least 1 ns, and every event due
+  // within 1 ns of a step happens at it. A member's sleeps: its costs before a send (post_send, one sleep), its receive
+  // overhead (received), its reduction (CommWorld::reduce).
   struct Member {
     int step = 0;
     double at = 0;        ///< when it started its step (posted its receive)
-    double post = kNever; ///< when its send's transfer starts (both ends posted); kNever: not yet known
-    double sent = kNever; ///< its send's end
-    double got = kNever;  ///< its receive's end
-    bool arrived = false; ///< it has started step `step`
-    std::size_t flow = 0; ///< its send's flow id while in flight
-    bool flying = false;
+    bool arrived = false; ///< it has started step `step` (its receive posted)
+    bool posted = false;  ///< its send is posted
+    bool sent = false, got = false;
+    double done = 0; ///< the later end of its send and its receive
   };
   std::vector<Member> m(static_cast<std::size_t>(block));
   std::vector<double> starts(static_cast<std::size_t>(block * steps), 0.0), ends(starts.size(), 0.0);
   std::vector<int> owner; // flow id -> member
   analytical::FluidNetwork& net = b.net;
   net.restart();
-  // A sleep of SimGrid 3.32 lasts at least its resolution (surf/precision, 1 ns: measured, a sleep of 0.26 ns ends 1 ns
-  // later), and the message level sleeps each cost: the costs before a send in one sleep (post_send), the receive
-  // overhead in one (received), the reduction in one (CommWorld::reduce).
-  auto slept = [](double d) { return d > 0 ? std::max(d, analytical::FluidNetwork::kSimultaneous) : 0.0; };
-  auto send_s = [&](int v, int w) { return slept(world.send_cost_s(g.endpoint(v), g.endpoint(w), bytes)); };
-  int running = block; // members not done
-  // A member that starts step k: its send's start once its partner has started k too (its image: at once).
-  std::function<void(int, double)> arrive = [&](int v, double t) {
+  analytical::SimClock clock;
+  enum : int { kArrive, kPostSend, kReceived, kReduced };
+  analytical::FluidNetwork::FlowSpec spec;
+  double now = 0;
+  auto partner = [&](int v) { return b.transfers[static_cast<std::size_t>(v * steps + m[v].step)].partner; };
+  // v's send starts when it is posted and its receiver has posted the receive (an image in another block: at once).
+  auto start_send = [&](int v) {
     Member& me = m[static_cast<std::size_t>(v)];
-    me.at = t;
-    if (me.step == steps) { // done: its end
-      --running;
+    const int w = partner(v);
+    if (!me.posted ||
+        (w < block && !(m[static_cast<std::size_t>(w)].arrived && m[static_cast<std::size_t>(w)].step == me.step)))
+      return;
+    me.posted = false;
+    const std::size_t slot = static_cast<std::size_t>(v * steps + me.step);
+    const Blocks::Transfer& t = b.transfers[slot];
+    for (std::uint32_t c : t.classes)
+      if (now < b.last_end[c])
+        throw Error("internal: rd's member-timed form found an aggregation's transfer meeting the last one's");
+    spec.links = t.classes;
+    spec.latency_s = t.latency_s * latency_factor;
+    spec.penalty = spec.latency_s > 0 ? t.latency_s : 1.0;
+    spec.bound = std::isfinite(t.bandwidth) ? t.bandwidth : 0.0;
+    spec.work = work;
+    spec.tag = slot + 1;
+    const std::size_t id = net.start(now, spec);
+    world.note_computed(1);
+    starts[slot] = now;
+    if (owner.size() <= id)
+      owner.resize(id + 1, -1);
+    owner[id] = v;
+  };
+  auto wake = [&](int v, int what) {
+    Member& me = m[static_cast<std::size_t>(v)];
+    if (what == kReceived && reduce_s > 0) {
+      clock.sleep(now, reduce_s, static_cast<std::size_t>(v), kReduced);
       return;
     }
-    me.arrived = true;
-    me.sent = me.got = kNever;
-    const int w = b.transfers[static_cast<std::size_t>(v * steps + me.step)].partner;
-    if (w >= block) { // another block: the image of v, posted at v's times
-      me.post = t + send_s(v, w);
+    if (what == kReceived || what == kReduced) {
+      ++me.step;
+      what = kArrive;
+    }
+    if (what == kArrive) {
+      me.at = now;
+      if (me.step == steps)
+        return; // done: its end
+      me.arrived = true;
+      me.sent = me.got = false;
+      const int w = partner(v);
+      const double cost = world.send_cost_s(g.endpoint(v), g.endpoint(w), bytes);
+      if (cost > 0)
+        clock.sleep(now, cost, static_cast<std::size_t>(v), kPostSend);
+      else
+        me.posted = true;
+      start_send(v);
+      if (w < block)
+        start_send(w); // w's send waited for this receive
       return;
     }
-    Member& other = m[static_cast<std::size_t>(w)];
-    if (!other.arrived || other.step != me.step)
-      return; // w posts both starts when it arrives
-    me.post = std::max(t + send_s(v, w), other.at);
-    other.post = std::max(other.at + send_s(w, v), t);
+    me.posted = true; // kPostSend
+    start_send(v);
   };
   for (int v = 0; v < block; ++v)
-    arrive(v, times->starts[static_cast<std::size_t>(v)]);
-  analytical::FluidNetwork::FlowSpec spec;
-  while (running > 0) {
-    int first = -1;
-    for (int v = 0; v < block; ++v) {
-      const Member& me = m[static_cast<std::size_t>(v)];
-      if (!me.flying && me.post < kNever && (first < 0 || me.post < m[static_cast<std::size_t>(first)].post))
-        first = v;
-    }
-    const double next = net.next_event();
-    if (first >= 0 && m[static_cast<std::size_t>(first)].post <= next) {
-      Member& me = m[static_cast<std::size_t>(first)];
-      const std::size_t slot = static_cast<std::size_t>(first * steps + me.step);
-      const Blocks::Transfer& t = b.transfers[slot];
-      for (std::uint32_t c : t.classes)
-        if (me.post < b.last_end[c])
-          throw Error("internal: rd's member-timed form found an aggregation's transfer meeting the last one's");
-      spec.links = t.classes;
-      spec.latency_s = t.latency_s * latency_factor;
-      spec.penalty = spec.latency_s > 0 ? t.latency_s : 1.0;
-      spec.bound = std::isfinite(t.bandwidth) ? t.bandwidth : 0.0;
-      spec.work = work;
-      spec.tag = slot + 1;
-      me.flow = net.start(me.post, spec);
-      me.flying = true;
-      starts[slot] = me.post;
-      if (owner.size() <= me.flow)
-        owner.resize(me.flow + 1, -1);
-      owner[me.flow] = first;
-      continue;
-    }
-    if (!std::isfinite(next))
-      throw Error("internal: rd's member-timed form stalled");
-    net.advance(next);
-    std::vector<int> stepped;
-    for (std::size_t id : net.finished()) {
+    clock.at(times->starts[static_cast<std::size_t>(v)], static_cast<std::size_t>(v), kArrive);
+  std::vector<std::pair<std::size_t, int>> woken;
+  std::vector<std::size_t> finished;
+  while (clock.next(net, now)) {
+    clock.due(now, woken);
+    finished = net.finished();
+    for (std::size_t id : finished) {
       const int v = owner[id];
-      Member& me = m[static_cast<std::size_t>(v)];
-      const std::size_t slot = static_cast<std::size_t>(v * steps + me.step);
-      ends[slot] = net.end(id);
-      me.flying = false;
-      me.post = kNever;
-      me.sent = net.end(id);
-      const int w = b.transfers[slot].partner;
-      if (w >= block)
-        me.got = me.sent; // its image's send to it
-      else
-        m[static_cast<std::size_t>(w)].got = me.sent;
       net.release(id);
-    }
-    for (int v = 0; v < block; ++v) {
       Member& me = m[static_cast<std::size_t>(v)];
-      if (me.arrived && me.sent < kNever && me.got < kNever) {
-        me.arrived = false;
-        stepped.push_back(v);
+      ends[static_cast<std::size_t>(v * steps + me.step)] = now;
+      const int w = partner(v);
+      me.sent = true;
+      if (w >= block)
+        me.got = true; // its image's send to it
+      else
+        m[static_cast<std::size_t>(w)].got = true;
+      for (int u : {v, w}) {
+        if (u >= block)
+          continue;
+        Member& x = m[static_cast<std::size_t>(u)];
+        if (x.arrived && x.sent && x.got) { // its exchange is done: received(), then the reduction
+          x.arrived = false;
+          if (after_s > 0)
+            clock.sleep(now, after_s, static_cast<std::size_t>(u), kReceived);
+          else
+            wake(u, kReceived);
+        }
       }
     }
-    for (int v : stepped) { // received() sleeps the receive overhead, then the reduction: two sleeps, as there
-      Member& me = m[static_cast<std::size_t>(v)];
-      double t = std::max(me.sent, me.got);
-      if (after_s > 0)
-        t += slept(after_s);
-      if (reduce_s > 0)
-        t += slept(reduce_s);
-      ++me.step;
-      arrive(v, t);
-    }
+    for (const auto& [who, what] : woken)
+      wake(static_cast<int>(who), what);
   }
+  for (const Member& me : m)
+    if (me.step != steps)
+      throw Error("internal: rd's member-timed form stalled");
   // Every block's transfers, reported at block 0's times, and the members' ends.
   const int channel = world.driver_channel();
   double last = 0;

@@ -565,6 +565,50 @@ TEST_CASE("rd under --fidelity auto runs member-timed over alike blocks only whe
   CHECK_FALSE(rd.exact_flow_form(timed));
 }
 
+TEST_CASE("dbtree runs computed only where each link is one member's")
+{
+  // A star of 72 hosts: every link is one host's, crossed by its own transfers only, so a member-timed group in a solo
+  // world computes the two trees at message level (member_timed_dbtree). The same star where the routes 1 <-> 3 and
+  // 2 <-> 5 (edges of the first tree: member 1's child 3, member 2's child 5) also cross one shared link "x": two
+  // edges without a member in common meet there, so two aggregations' transfers could (the message level). Not
+  // member-timed, or not a solo world: the message level too. (Equality where it holds: the golden tests "dbtree
+  // computed under --fidelity auto equals the message level ...".)
+  test::StarSpec spec = star(72);
+  spec.shared_routes = {{1, 3}, {2, 5}};
+  spec.shared_bytes_per_s = spec.link_bytes_per_s;
+  test::ProbeEngine engine(test::write_star_platform(spec));
+  std::vector<sg4::Host*> hosts;
+  for (int i = 0; i < 72; ++i)
+    hosts.push_back(sg4::Host::by_name("gpu" + std::to_string(i)));
+  collectives::CollectiveOptions o;
+  o.fidelity = Fidelity::Auto;
+  collectives::CommWorld world(hosts, std::vector<int>(72, 0), o, "d");
+  world.set_solo(true);
+  const collectives::DoubleBinaryTree dbtree;
+  std::vector<int> shared(72);
+  std::iota(shared.begin(), shared.end(), 0);
+  collectives::Group timed(world, shared);
+  timed.set_member_timed(true);
+  CHECK_FALSE(dbtree.exact_flow_form(timed));
+  CHECK_FALSE(dbtree.drivable(timed, 1 << 20));
+  // Hosts 1, 2, 3 and 5 in the places of members 64 to 67, none of them neighbours in either tree: x carries no edge.
+  std::vector<int> apart = shared;
+  std::swap(apart[1], apart[64]);
+  std::swap(apart[2], apart[65]);
+  std::swap(apart[3], apart[66]);
+  std::swap(apart[5], apart[67]);
+  collectives::Group owned(world, apart);
+  owned.set_member_timed(true);
+  CHECK(dbtree.exact_flow_form(owned));
+  CHECK(dbtree.drivable(owned, 1 << 20));
+  collectives::Group untimed(world, apart);
+  CHECK_FALSE(dbtree.exact_flow_form(untimed));
+  world.set_solo(false);
+  collectives::Group not_solo(world, apart);
+  not_solo.set_member_timed(true);
+  CHECK_FALSE(dbtree.exact_flow_form(not_solo));
+}
+
 TEST_CASE("hier over rd with several streams: auto lists rd's steps only where the nodes are XOR-symmetric")
 {
   // 128 nodes of 2 hosts (node n: hosts 2n, 2n + 1) on a star; host 256 has half the bandwidth. In a lanes-solo world

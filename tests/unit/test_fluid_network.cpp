@@ -259,3 +259,56 @@ TEST_CASE("fluid network: a restart goes back to time 0 with the capacities and 
   net.start(net.now(), spec({0}, 1e6));
   CHECK_THROWS_WITH(net.restart(), Catch::Contains("flows in flight"));
 }
+
+TEST_CASE("fluid network: a step takes every event due within a nanosecond of it, as SimGrid's engine does")
+{
+  // A flow of 1e6 B at 1e9 B/s ends at 1 ms. A step at 1 ms - 0.4 ns (another model's event, a sleep's end) ends it
+  // there; a step at 1 ms - 1.5 ns does not (it ends at its own time, the next event). A step past the next event, or
+  // before the time advanced to, is refused.
+  Net net;
+  net.set_capacity(0, 1e9);
+  const auto a = net.start(0, spec({0}, 1e6));
+  CHECK_FALSE(net.step(1e-3 - 1.5e-9));
+  CHECK_FALSE(net.done(a));
+  CHECK(net.now() == 1e-3 - 1.5e-9);
+  CHECK(net.step(1e-3 - 0.4e-9));
+  REQUIRE(net.done(a));
+  CHECK(net.end(a) == 1e-3 - 0.4e-9);
+  CHECK(net.finished() == std::vector<std::size_t>{a});
+  const auto b = net.start(net.now(), spec({0}, 1e6));
+  CHECK_THROWS_WITH(net.step(1), Catch::Contains("between the time advanced to and the next event"));
+  CHECK_THROWS_WITH(net.step(0), Catch::Contains("between the time advanced to and the next event"));
+  run(net, {b});
+}
+
+TEST_CASE("SimGrid's clock: a sleep lasts at least a nanosecond, and events within one of a step happen at it")
+{
+  // Sleeps of 0.26 ns and 2 us from 0; an event at 2 us + 0.5 ns (within 1 ns of the second) and one at 2 us + 1.5 ns
+  // (not); a flow of the network ending at 3 us - 0.3 ns with an event at 3 us (taken with the flow's end).
+  Net net;
+  net.set_capacity(0, 1e9);
+  analytical::SimClock clock;
+  clock.sleep(0, 0.26e-9, 1, 10);
+  clock.sleep(0, 2e-6, 2, 20);
+  clock.at(2e-6 + 0.5e-9, 3, 30);
+  clock.at(2e-6 + 1.5e-9, 4, 40);
+  clock.at(3e-6, 5, 50);
+  const auto f = net.start(0, spec({0}, 3e3 - 0.3)); // 3 us - 0.3 ns at 1e9 B/s
+  std::vector<std::pair<std::size_t, int>> due;
+  double now = -1;
+  std::vector<std::pair<double, std::vector<std::pair<std::size_t, int>>>> steps;
+  while (clock.next(net, now)) {
+    clock.due(now, due);
+    steps.emplace_back(now, due);
+  }
+  REQUIRE(steps.size() == 4);
+  CHECK(steps[0].first == 1e-9); // the 0.26 ns sleep: 1 ns
+  CHECK(steps[0].second == std::vector<std::pair<std::size_t, int>>{{1, 10}});
+  CHECK(steps[1].first == 2e-6);
+  CHECK(steps[1].second == std::vector<std::pair<std::size_t, int>>{{2, 20}, {3, 30}});
+  CHECK(steps[2].first == 2e-6 + 1.5e-9);
+  CHECK(steps[2].second == std::vector<std::pair<std::size_t, int>>{{4, 40}});
+  CHECK(steps[3].first == Approx(3e-6 - 0.3e-9).epsilon(1e-12)); // the flow's end, the event at 3 us with it
+  CHECK(steps[3].second == std::vector<std::pair<std::size_t, int>>{{5, 50}});
+  CHECK(net.done(f));
+}
