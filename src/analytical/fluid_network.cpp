@@ -161,33 +161,88 @@ void FluidNetwork::solve()
   stale_ = false;
   std::vector<std::size_t>& sharing = sharing_; // scratch kept between calls: solve() runs at every event
   sharing.clear();
-  bool tagged = true;
   for (std::size_t id : live_)
-    if (flows_[id].state == State::Sharing) {
+    if (flows_[id].state == State::Sharing)
       sharing.push_back(id);
-      tagged = tagged && flows_[id].tag != 0;
-    }
   if (sharing.empty())
     return;
-  if (!tagged) {
-    fill(sharing);
-    return;
+  // Components: flows joined by the links they share. The max-min shares of one never depend on another's, so each is
+  // filled (or found computed) alone: a set of flows in flight rarely recurs, its components, a few flows at one
+  // member's links, do.
+  const std::size_t n = sharing.size();
+  std::vector<std::uint32_t>& parent = component_parent_;
+  parent.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    parent[i] = static_cast<std::uint32_t>(i);
+  auto root = [&parent](std::uint32_t x) {
+    while (parent[x] != x)
+      x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  if (first_on_link_.size() < capacity_.size()) {
+    first_on_link_.resize(capacity_.size(), 0);
+    link_seen_.resize(capacity_.size(), 0);
   }
+  ++seen_stamp_;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::uint32_t l : flows_[sharing[i]].links) {
+      if (link_seen_[l] != seen_stamp_) {
+        link_seen_[l] = seen_stamp_;
+        first_on_link_[l] = static_cast<std::uint32_t>(i);
+      } else {
+        parent[root(static_cast<std::uint32_t>(i))] = root(first_on_link_[l]);
+      }
+    }
+  std::vector<std::pair<std::uint32_t, std::size_t>>& by_root = by_root_;
+  by_root.clear();
+  for (std::size_t i = 0; i < n; ++i)
+    by_root.emplace_back(root(static_cast<std::uint32_t>(i)), sharing[i]);
+  std::stable_sort(by_root.begin(), by_root.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::size_t>& component = component_;
+  for (std::size_t k = 0; k < n;) {
+    component.clear();
+    const std::uint32_t r = by_root[k].first;
+    for (; k < n && by_root[k].first == r; ++k)
+      component.push_back(by_root[k].second);
+    solve_component(component);
+  }
+}
+
+bool FluidNetwork::solved_before(std::vector<std::size_t>& sharing)
+{
+  for (std::size_t id : sharing)
+    if (flows_[id].tag == 0)
+      return false;
   std::stable_sort(sharing.begin(), sharing.end(),
                    [this](std::size_t a, std::size_t b) { return flows_[a].tag < flows_[b].tag; });
   std::vector<std::uint64_t>& tags = tags_;
   tags.clear();
   for (std::size_t id : sharing)
     tags.push_back(flows_[id].tag);
-  const std::uint64_t hash = hash_tags(tags);
-  for (const Solved& s : solved_[hash]) {
+  const auto found = solved_.find(hash_tags(tags)); // find: a miss adds no empty entry
+  if (found == solved_.end())
+    return false;
+  for (const Solved& s : found->second) {
     if (s.tags != tags) // another set whose hash is the same
       continue;
     for (std::size_t k = 0; k < sharing.size(); ++k)
       flows_[sharing[k]].rate = s.rates[k];
-    return;
+    return true;
   }
-  fill(sharing);
+  return false;
+}
+
+void FluidNetwork::remember(const std::vector<std::size_t>& sharing)
+{
+  std::vector<std::uint64_t>& tags = tags_;
+  tags.clear();
+  for (std::size_t id : sharing) {
+    if (flows_[id].tag == 0)
+      return;
+    tags.push_back(flows_[id].tag);
+  }
+  if (!std::is_sorted(tags.begin(), tags.end()))
+    return;                           // (sorted by solved_before whenever every flow is tagged)
   if (++solved_count_ > kMaxSolved) { // plans of ever new shapes: keep the memory bounded
     solved_.clear();
     solved_count_ = 1;
@@ -196,7 +251,15 @@ void FluidNetwork::solve()
   s.tags = tags;
   for (std::size_t id : sharing)
     s.rates.push_back(flows_[id].rate);
-  solved_[hash].push_back(std::move(s));
+  solved_[hash_tags(tags)].push_back(std::move(s));
+}
+
+void FluidNetwork::solve_component(std::vector<std::size_t>& sharing)
+{
+  if (solved_before(sharing))
+    return;
+  fill(sharing);
+  remember(sharing);
 }
 
 std::uint64_t FluidNetwork::hash_tags(const std::vector<std::uint64_t>& tags)

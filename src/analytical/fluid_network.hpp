@@ -100,6 +100,13 @@ private:
   /** The shares of every sharing flow: weighted max-min by progressive filling (fill), or as computed before for
    *  the same tags. */
   void solve();
+  /** Sets the rates of `sharing` (every flow tagged; sorted here by tag) as computed before for the same tags: true,
+   *  or false (nothing set). */
+  bool solved_before(std::vector<std::size_t>& sharing);
+  /** Keeps the rates of `sharing` (sorted by tag by solved_before) for its tags, if every flow is tagged. */
+  void remember(const std::vector<std::size_t>& sharing);
+  /** The shares of one component of sharing flows (ids; sorted here by tag): found computed, or filled. */
+  void solve_component(std::vector<std::size_t>& sharing);
   /** Progressive filling over `sharing` (ids), setting their rates. */
   void fill(const std::vector<std::size_t>& sharing);
   /** Shares computed before, by the sorted tags of the sharing flows. */
@@ -133,7 +140,12 @@ private:
   std::vector<Entry> heap_;
   std::vector<std::uint32_t> touched_;
   std::vector<std::size_t> sharing_; ///< solve()'s: the flows sharing now
-  std::vector<std::uint64_t> tags_;  ///< solve()'s: their tags, sorted
+  std::vector<std::uint64_t> tags_;  ///< solve_component()'s: its flows' tags, sorted
+  // solve()'s components, scratch kept between calls.
+  std::vector<std::uint32_t> component_parent_, first_on_link_, link_seen_;
+  std::uint32_t seen_stamp_ = 0;
+  std::vector<std::pair<std::uint32_t, std::size_t>> by_root_;
+  std::vector<std::size_t> component_;
 
   std::vector<Flow> flows_;
   std::vector<std::size_t> free_;

@@ -85,21 +85,22 @@ std::string fidelity_help()
     if (e.flow == collectives::FlowForm::None)
       continue;
     with_flow.emplace_back(e.name);
-    automatic.push_back(std::string(e.name) + ": " +
-                        (e.flow == collectives::FlowForm::Auto
-                             ? "message up to " + std::to_string(collectives::kFlowAboveRanks) + " ranks, flow above"
-                         : e.flow == collectives::FlowForm::WhenExact
-                             ? "message up to " + std::to_string(collectives::kFlowAboveRanks) +
-                                   " ranks, flow above where it equals the message level (" +
-                                   (e.id == collectives::AlgorithmId::Rd
-                                        ? "a power of two, every step's transfers alike, or one stream and "
-                                          "nodes alike; among hier's node leaders with several streams, nodes "
-                                          "that XOR maps onto each other"
-                                    : e.id == collectives::AlgorithmId::Dbtree
-                                        ? "one stream, every link crossed by one rank's transfers only"
-                                        : "one stream, no link shared by tree edges without a common rank") +
-                                   ")"
-                             : std::string("message")));
+    automatic.push_back(
+        std::string(e.name) + ": " +
+        (e.flow == collectives::FlowForm::Auto
+             ? "message up to " + std::to_string(collectives::kFlowAboveRanks) + " ranks, flow above"
+         : e.flow == collectives::FlowForm::WhenExact
+             ? "message up to " + std::to_string(collectives::kFlowAboveRanks) +
+                   " ranks, flow above where it equals the message level (" +
+                   (e.id == collectives::AlgorithmId::Rd
+                        ? "a power of two, every step's transfers alike, or one stream and "
+                          "nodes alike; among hier's node leaders with several streams, nodes "
+                          "that XOR maps onto each other"
+                    : e.id == collectives::AlgorithmId::Dbtree || e.id == collectives::AlgorithmId::NcclTree
+                        ? "one stream, every link crossed by one rank's transfers only"
+                        : "one stream, no link shared by tree edges without a common rank") +
+                   ")"
+             : std::string("message")));
   }
   return join(with_flow) +
          ": message (every transfer) | flow (one flow per rank and phase; the pipelined trees: their recurrence at "

@@ -166,7 +166,7 @@ const std::vector<AlgorithmEntry> kTable = {
      kKnobFidelity, 0, FlowForm::Auto, "2(P-1)(alpha + o + M/(P B)) + (P-1) gamma M/P over NCCL's ring order",
      make<NcclRing>, nccl_ring_s},
     {AlgorithmId::NcclTree, "nccl-tree", "NCCL's trees: a chain in each node, a double binary tree across nodes", false,
-     kKnobChunk, kNcclTreeChunkBytes, FlowForm::WhenAsked,
+     kKnobChunk, kNcclTreeChunkBytes, FlowForm::WhenExact,
      "lower bound: one of the two pipelined trees with M/2 (they share the network links)", make<NcclTree>,
      nccl_tree_s},
     {AlgorithmId::Nccl, "nccl", "NCCL 2.5's choice of nccl-ring or nccl-tree and LL/LL128/Simple by size", false,

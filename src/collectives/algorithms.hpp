@@ -202,7 +202,8 @@ ComputedTrees computed_trees_of(const TreeFlows& trees);
 /** @brief The pipelined trees at message level (each member runs every tree at once, as TreeAllreduce::allreduce per
  *  tree), computed transfer by transfer in `net` from each member's start (Group::member_times), which receives each
  *  member's end; every transfer reported. The message level where trees_links_owned holds, in a solo world. */
-void computed_trees_plan(Group& group, TreeFlows& trees, const std::vector<std::uint64_t>& bytes, ComputedTrees& net);
+void computed_trees_plan(Group& group, TreeFlows& trees, const std::vector<std::uint64_t>& bytes, ComputedTrees& net,
+                         AlgorithmId chunks_of = AlgorithmId::Tree);
 
 /** @brief Double binary tree (NCCL): two binary trees, each carrying half of the vector at the same time. The
  *  second is the first with members mirrored (r -> P-1-r), so for an even P every member is an inner node
@@ -321,8 +322,13 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
   static void run(Group& group, int self, std::uint64_t bytes, const NcclShape& shape);
-  /** True when run() hands the trees' flow form to Group::flow_call. */
-  static bool driven(const Group& group);
+  /** True when run() hands the trees' flow form to Group::flow_call: Fidelity::Flow, or under Fidelity::Auto above
+   *  kFlowAboveRanks members where the trees run computed at message level (computed(), exact_flow_form). */
+  static bool driven(Group& group);
+  bool exact_flow_form(Group& group) const override;
+  /** A member-timed group of a solo world, a flow form under its stack, and links each its member's own
+   *  (trees_links_owned): NCCL's two trees computed at message level (computed_trees_plan). */
+  static bool computed(Group& group);
   /** The plan run() hands to Group::flow_call, for every member at once (tree_flow_plan over NCCL's two trees). */
   static void tree_plan(Group& group, std::uint64_t bytes, const NcclShape& shape);
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;

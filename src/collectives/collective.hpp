@@ -443,7 +443,9 @@ enum CacheKey : int {
   kTreeExactKey,
   kRdBlocksKey,
   kDbtreeOwnedKey,
-  kDbtreeComputedKey
+  kDbtreeComputedKey,
+  kNcclTreeOwnedKey,
+  kNcclTreeComputedKey
 };
 
 /** @brief Some endpoints of a CommWorld seen as ranks 0..n-1: flat algorithms run over a Group, so the

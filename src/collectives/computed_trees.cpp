@@ -60,7 +60,8 @@ ComputedTrees computed_trees_of(const TreeFlows& t)
   return c;
 }
 
-void computed_trees_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& bytes, ComputedTrees& net)
+void computed_trees_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& bytes, ComputedTrees& net,
+                         AlgorithmId chunks_of)
 {
   // Each member runs every tree at once (as fork_join's helper does its second one), and in each tree the message
   // level's program (TreeAllreduce::allreduce): per chunk a receive from each child, then its reduction, then the send
@@ -79,7 +80,7 @@ void computed_trees_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t
   const std::size_t trees = t.trees.size();
   std::vector<std::uint64_t> chunks(trees);
   for (std::size_t j = 0; j < trees; ++j)
-    chunks[j] = analytical::pipeline_chunks(bytes[j], pipeline_chunk_bytes(AlgorithmId::Tree, o, bytes[j]));
+    chunks[j] = analytical::pipeline_chunks(bytes[j], pipeline_chunk_bytes(chunks_of, o, bytes[j]));
   auto size_of = [&](std::size_t j, std::uint64_t i) { return chunk_bytes(bytes[j], chunks[j], i); };
   // A member's program in one tree: in the reduce, op c < children is the receive from child c, op children the send
   // to the parent; in the broadcast, op -1 the receive from the parent, op c the send to child c.

@@ -64,7 +64,10 @@ TreeFlows& double_tree_flows(Group& g)
 
 bool member_timed_dbtree(Group& g)
 {
-  return g.member_timed() && g.world().solo() && g.size() > 1 && flow_form_allowed(AlgorithmId::Dbtree, g.options()) &&
+  // Under Fidelity::Auto only: --fidelity flow keeps the lock-step model (tree_flow_plan), as --per-rank-actors runs
+  // it.
+  return g.options().fidelity == Fidelity::Auto && g.member_timed() && g.world().solo() && g.size() > 1 &&
+         flow_form_allowed(AlgorithmId::Dbtree, g.options()) &&
          g.cached(kDbtreeOwnedKey, [&g] { return trees_links_owned(double_tree_flows(g)) ? 1.0 : 0.0; }) > 0;
 }
 
@@ -72,9 +75,8 @@ bool DoubleBinaryTree::flow_plan(Group& g, std::uint64_t bytes) const
 {
   const std::vector<std::uint64_t> halves{chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)};
   if (g.member_times() != nullptr && member_timed_dbtree(g)) {
-    // Member-timed on links each its member's own (as the tree's form is at any fidelity): the message level, computed
-    if (g.options().fidelity == Fidelity::Auto)
-      g.world().note_exact_form(AlgorithmId::Dbtree); // exact_flow_form said so (drivable), or hier's leaders
+    // Member-timed on links each its member's own: the message level, computed
+    g.world().note_exact_form(AlgorithmId::Dbtree); // exact_flow_form said so (drivable), or hier's leaders
     TreeFlows& t = double_tree_flows(g);
     computed_trees_plan(g, t, halves,
                         g.cached_object<ComputedTrees>(kDbtreeComputedKey, [&t] { return computed_trees_of(t); }));

@@ -167,9 +167,15 @@ void NcclRing::allreduce(Group& g, int self, std::uint64_t bytes) const
     run(g, self, bytes, shapes_.of(g));
 }
 
-bool NcclTree::driven(const Group& g)
+bool NcclTree::driven(Group& g)
 {
-  return g.size() > 1 && g.use_flow(AlgorithmId::NcclTree);
+  return g.size() > 1 && (g.use_flow(AlgorithmId::NcclTree) || NcclTree().exact_flow_form(g));
+}
+
+bool NcclTree::exact_flow_form(Group& g) const
+{
+  return g.options().fidelity == Fidelity::Auto && entry(AlgorithmId::NcclTree).flow == FlowForm::WhenExact &&
+         g.size() > kFlowAboveRanks && computed(g);
 }
 
 namespace {
@@ -181,10 +187,28 @@ TreeFlows& nccl_tree_flows(Group& g, const NcclShape& shape)
 }
 } // namespace
 
+bool NcclTree::computed(Group& g)
+{
+  // Under Fidelity::Auto only: --fidelity flow keeps the lock-step model (tree_flow_plan), as --per-rank-actors runs
+  // it.
+  return g.options().fidelity == Fidelity::Auto && g.member_timed() && g.world().solo() && g.size() > 1 &&
+         flow_form_allowed(AlgorithmId::NcclTree, g.options()) && g.cached(kNcclTreeOwnedKey, [&g] {
+           return trees_links_owned(nccl_tree_flows(g, nccl_shape(g.world(), g.members()))) ? 1.0 : 0.0;
+         }) > 0;
+}
+
 void NcclTree::tree_plan(Group& g, std::uint64_t bytes, const NcclShape& shape)
 {
-  tree_flow_plan(g, nccl_tree_flows(g, shape), {chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)},
-                 AlgorithmId::NcclTree);
+  const std::vector<std::uint64_t> halves{chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)};
+  if (g.member_times() != nullptr && computed(g)) { // member-timed on links each its member's own: the message level
+    g.world().note_exact_form(AlgorithmId::NcclTree);
+    TreeFlows& t = nccl_tree_flows(g, shape);
+    computed_trees_plan(g, t, halves,
+                        g.cached_object<ComputedTrees>(kNcclTreeComputedKey, [&t] { return computed_trees_of(t); }),
+                        AlgorithmId::NcclTree);
+    return;
+  }
+  tree_flow_plan(g, nccl_tree_flows(g, shape), halves, AlgorithmId::NcclTree);
 }
 
 std::vector<std::vector<Flow>> NcclTree::load_calls(Group& g, std::uint64_t bytes, const NcclShape& shape)
