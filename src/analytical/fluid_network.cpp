@@ -166,6 +166,13 @@ void FluidNetwork::solve()
       sharing.push_back(id);
   if (sharing.empty())
     return;
+  if (!by_components_) { // the set as one: a plan's recurring steps (mirrored lanes' hd) hit as a whole
+    if (!solved_before(sharing)) {
+      fill(sharing);
+      remember(sharing);
+    }
+    return;
+  }
   // Components: flows joined by the links they share. The max-min shares of one never depend on another's, so each is
   // filled (or found computed) alone: a set of flows in flight rarely recurs, its components, a few flows at one
   // member's links, do.

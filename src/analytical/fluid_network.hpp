@@ -47,6 +47,11 @@ public:
     std::uint64_t tag = 0;
   };
 
+  /** Solve the shares component by component (flows joined by the links they share), each found computed or filled
+   *  alone, instead of the set in flight as one: for flows whose sets in flight rarely recur but whose components do
+   *  (a plan's transfers computed one by one: the trees, rd's blocks). Off by default (mirrored lanes: their plans'
+   *  whole sets recur, and splitting them cost hd with two streams a sixth more). */
+  void solve_by_components(bool on) { by_components_ = on; }
   /** Link `link` has `capacity` bytes/s (grows the table; a link keeps the capacity it was first given). */
   void set_capacity(std::uint32_t link, double capacity);
   /** Starts a flow at `now` (>= the time advanced to); returns its id. Rates are recomputed at the next advance(). */
@@ -146,6 +151,7 @@ private:
   std::uint32_t seen_stamp_ = 0;
   std::vector<std::pair<std::uint32_t, std::size_t>> by_root_;
   std::vector<std::size_t> component_;
+  bool by_components_ = false;
 
   std::vector<Flow> flows_;
   std::vector<std::size_t> free_;

@@ -51,6 +51,7 @@ bool trees_links_owned(const TreeFlows& t)
 ComputedTrees computed_trees_of(const TreeFlows& t)
 {
   ComputedTrees c;
+  c.fluid.solve_by_components(true);
   for (const auto& tree : t.routes)
     for (const auto& up_down : tree)
       for (const CommWorld::Route* r : up_down)

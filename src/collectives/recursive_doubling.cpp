@@ -246,6 +246,7 @@ RecursiveDoubling::Blocks* RecursiveDoubling::member_timed_blocks(Group& g)
         }
         b.transfers.push_back(std::move(t));
       }
+    b.net.solve_by_components(true);
     for (std::uint32_t c = 0; c < orbit.size(); ++c)
       b.net.set_capacity(c, bandwidth[c] * double(orbit[c]) / double(b.images));
     b.last_end.assign(orbit.size(), -std::numeric_limits<double>::infinity());

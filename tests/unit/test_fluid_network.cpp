@@ -312,3 +312,39 @@ TEST_CASE("SimGrid's clock: a sleep lasts at least a nanosecond, and events with
   CHECK(steps[3].second == std::vector<std::pair<std::size_t, int>>{{5, 50}});
   CHECK(net.done(f));
 }
+
+TEST_CASE("fluid network: solved by components, each component's shares are found computed on their own")
+{
+  // Three links of 1e9 B/s; every flow of a round ends at 2 ms (1e6 B at 5e8 on link 0 with another, 2e6 B alone on
+  // links 1 and 2). Round 1: tags 1, 2 on link 0 and 4 on link 1; round 2 adds tag 5 on link 2; round 3: tags 1, 2 and
+  // 5. By components, round 2 fills {5} alone and round 3 nothing (each component found computed); as one set, every
+  // round's set is new.
+  for (const bool components : {true, false}) {
+    Net net;
+    net.solve_by_components(components);
+    for (std::uint32_t l = 0; l < 3; ++l)
+      net.set_capacity(l, 1e9);
+    std::vector<std::size_t> fills;
+    for (const auto& round : std::vector<std::vector<std::uint64_t>>{{1, 2, 4}, {1, 2, 4, 5}, {1, 2, 5}}) {
+      const double t = net.now();
+      std::vector<std::size_t> ids;
+      for (std::uint64_t tag : round) {
+        const std::uint32_t link = tag <= 2 ? 0 : tag == 4 ? 1 : 2;
+        ids.push_back(net.start(t, spec({link}, tag <= 2 ? 1e6 : 2e6, 0, 1, 0, tag)));
+      }
+      net.next_event();
+      for (std::size_t k = 0; k < ids.size(); ++k)
+        CHECK(net.rate(ids[k]) == Approx(round[k] <= 2 ? 5e8 : 1e9).epsilon(1e-15));
+      run(net, ids);
+      for (std::size_t id : ids)
+        CHECK(net.end(id) == Approx(t + 2e-3).epsilon(1e-12));
+      for (std::size_t id : ids)
+        net.release(id);
+      fills.push_back(net.fills());
+    }
+    if (components)
+      CHECK(fills == std::vector<std::size_t>{2, 3, 3});
+    else
+      CHECK(fills == std::vector<std::size_t>{1, 2, 3});
+  }
+}
