@@ -190,7 +190,10 @@ void FluidNetwork::solve()
     first_on_link_.resize(capacity_.size(), 0);
     link_seen_.resize(capacity_.size(), 0);
   }
-  ++seen_stamp_;
+  if (++seen_stamp_ == 0) { // wrapped: every stamp seen so far is old
+    std::fill(link_seen_.begin(), link_seen_.end(), 0u);
+    seen_stamp_ = 1;
+  }
   for (std::size_t i = 0; i < n; ++i)
     for (std::uint32_t l : flows_[sharing[i]].links) {
       if (link_seen_[l] != seen_stamp_) {

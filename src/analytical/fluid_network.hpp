@@ -54,7 +54,8 @@ public:
   void solve_by_components(bool on) { by_components_ = on; }
   /** Link `link` has `capacity` bytes/s (grows the table; a link keeps the capacity it was first given). */
   void set_capacity(std::uint32_t link, double capacity);
-  /** Starts a flow at `now` (>= the time advanced to); returns its id. Rates are recomputed at the next advance(). */
+  /** Starts a flow at `now` (>= the time advanced to); returns its id. Rates are recomputed at the next
+   *  next_event(), advance() or step(). */
   std::size_t start(double now, const FlowSpec& spec);
   /** The time of the next event (a flow past its latency, a flow done), +inf if none. */
   double next_event();
@@ -145,7 +146,7 @@ private:
   std::vector<Entry> heap_;
   std::vector<std::uint32_t> touched_;
   std::vector<std::size_t> sharing_; ///< solve()'s: the flows sharing now
-  std::vector<std::uint64_t> tags_;  ///< solve_component()'s: its flows' tags, sorted
+  std::vector<std::uint64_t> tags_;  ///< solved_before()'s and remember()'s: the flows' tags, sorted
   // solve()'s components, scratch kept between calls.
   std::vector<std::uint32_t> component_parent_, first_on_link_, link_seen_;
   std::uint32_t seen_stamp_ = 0;

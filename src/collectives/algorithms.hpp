@@ -368,10 +368,7 @@ public:
     std::uint64_t max_bytes;
     std::unique_ptr<Collective> collective;
   };
-  explicit SizeSwitch(std::vector<Choice> choices)
-      : choices_(std::move(choices))
-  {
-  }
+  explicit SizeSwitch(std::vector<Choice> choices);
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
@@ -379,6 +376,7 @@ public:
 
 private:
   std::vector<Choice> choices_;
+  bool mixed_ = false; ///< Group::set_mixed for the groups it runs on
 };
 
 /** @brief A library's choice by group size (a stack profile's rules): the first rule with size <= max_ranks

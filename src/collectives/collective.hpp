@@ -536,6 +536,11 @@ public:
    * for P a power of two) extend to symmetries of every flow the network carries (CommWorld::symmetric_under), as
    * verified by the one who sets it (hier, for its node leaders). Off by default. */
   void set_xor_symmetric(bool on) { xor_symmetric_ = on; }
+  /** Several algorithms by size, one of which ends its members at their own times (a SizeSwitch with a tree, dbtree,
+   *  NCCL's trees or hier): the forms computed from one algorithm's transfers alone (rd's blocks, the computed trees)
+   *  are then not the message level, since another's transfers and ends come between. Off by default. */
+  void set_mixed(bool on) { mixed_ = on; }
+  bool mixed() const { return mixed_; }
   bool xor_symmetric() const { return xor_symmetric_; }
   /** `compute()` the first time `key` is asked for on this group, the cached value afterwards (e.g. an algorithm's
    *  largest partner latency: the group's routes do not change). */
@@ -564,6 +569,7 @@ private:
   MemberTimes* member_times_ = nullptr;
   bool member_timed_ = false;
   bool xor_symmetric_ = false;
+  bool mixed_ = false;
   simgrid::s4u::BarrierPtr barrier_;
   std::unordered_map<int, double> cached_;
   std::unordered_map<int, std::shared_ptr<void>> objects_;

@@ -66,7 +66,7 @@ bool member_timed_dbtree(Group& g)
 {
   // Under Fidelity::Auto only: --fidelity flow keeps the lock-step model (tree_flow_plan), as --per-rank-actors runs
   // it.
-  return g.options().fidelity == Fidelity::Auto && g.member_timed() && g.world().solo() && g.size() > 1 &&
+  return g.options().fidelity == Fidelity::Auto && g.member_timed() && !g.mixed() && g.world().solo() && g.size() > 1 &&
          flow_form_allowed(AlgorithmId::Dbtree, g.options()) &&
          g.cached(kDbtreeOwnedKey, [&g] { return trees_links_owned(double_tree_flows(g)) ? 1.0 : 0.0; }) > 0;
 }

@@ -191,7 +191,7 @@ bool NcclTree::computed(Group& g)
 {
   // Under Fidelity::Auto only: --fidelity flow keeps the lock-step model (tree_flow_plan), as --per-rank-actors runs
   // it.
-  return g.options().fidelity == Fidelity::Auto && g.member_timed() && g.world().solo() && g.size() > 1 &&
+  return g.options().fidelity == Fidelity::Auto && g.member_timed() && !g.mixed() && g.world().solo() && g.size() > 1 &&
          flow_form_allowed(AlgorithmId::NcclTree, g.options()) && g.cached(kNcclTreeOwnedKey, [&g] {
            return trees_links_owned(nccl_tree_flows(g, nccl_shape(g.world(), g.members()))) ? 1.0 : 0.0;
          }) > 0;
@@ -271,7 +271,10 @@ bool Nccl::drivable(Group& g, std::uint64_t bytes) const
 {
   if (g.size() <= 1)
     return false;
-  return nccl_choose(shapes_.of(g).topology, bytes).algo == NcclAlgo::Ring ? NcclRing::driven(g) : NcclTree::driven(g);
+  // The trees only at --fidelity flow: NcclTree's computed form (driven() under auto) starts each member at its own
+  // time without the protocol's base latency, which every rank sleeps first here (Nccl::drive, enter).
+  return nccl_choose(shapes_.of(g).topology, bytes).algo == NcclAlgo::Ring ? NcclRing::driven(g)
+                                                                           : g.use_flow(AlgorithmId::NcclTree);
 }
 
 std::vector<std::vector<Flow>> Nccl::flow_calls(Group& g, std::uint64_t bytes) const

@@ -110,7 +110,7 @@ struct RecursiveDoubling::Blocks {
   std::vector<CommWorld::LinkFlows> links;                  ///< [v * steps + k]: link_flows_of(routes[...])
   std::vector<Flow> images_scratch;                         ///< blocks_plan's: one transfer's images
   std::vector<double> ends_scratch;
-  std::vector<double> last_end; ///< per class: when the last plan's last transfer over it ended
+  std::vector<double> last_end; ///< per class: when the latest transfer over it of the plans so far ended
   analytical::FluidNetwork net; ///< a link per class, of capacity bandwidth / multiplicity
 };
 
@@ -143,7 +143,7 @@ RecursiveDoubling::Blocks* RecursiveDoubling::member_timed_blocks(Group& g)
   // node of b GPUs and its place in a symmetric network), every block does what block 0 does at the same instants:
   // its members start together (checked per plan), and the transfers of one step of all blocks are one orbit. Then
   // block 0's members, run step by step in a FluidNetwork over the classes of links (orbits), are the message level.
-  if (!g.member_timed())
+  if (!g.member_timed() || g.mixed())
     return nullptr;
   Blocks& b = g.cached_object<Blocks>(kRdBlocksKey, [&g] {
     Blocks b;

@@ -4,6 +4,8 @@
 
 #include <simgrid/s4u/Actor.hpp>
 
+#include <typeinfo>
+
 namespace ddlsim::collectives {
 
 namespace {
@@ -29,18 +31,36 @@ double call_s(const Group& group, std::uint64_t bytes)
 }
 } // namespace
 
+SizeSwitch::SizeSwitch(std::vector<Choice> choices)
+    : choices_(std::move(choices))
+{
+  // Mixed when its algorithms differ and one of them ends its members at their own times (Group::set_mixed).
+  auto apart = [](const Collective& c) {
+    return dynamic_cast<const TreeAllreduce*>(&c) != nullptr || dynamic_cast<const DoubleBinaryTree*>(&c) != nullptr ||
+           dynamic_cast<const NcclTree*>(&c) != nullptr || dynamic_cast<const Nccl*>(&c) != nullptr ||
+           dynamic_cast<const Hierarchical*>(&c) != nullptr;
+  };
+  for (const auto& c : choices_)
+    for (const auto& d : choices_)
+      if (typeid(*c.collective) != typeid(*d.collective) && apart(*c.collective))
+        mixed_ = true;
+}
+
 void SizeSwitch::allreduce(Group& group, int self, std::uint64_t bytes) const
 {
+  group.set_mixed(mixed_);
   by_size(choices_, bytes).allreduce(group, self, bytes);
 }
 
 bool SizeSwitch::drivable(Group& group, std::uint64_t bytes) const
 {
+  group.set_mixed(mixed_);
   return by_size(choices_, bytes).drivable(group, bytes);
 }
 
 void SizeSwitch::drive(Group& group, std::uint64_t bytes) const
 {
+  group.set_mixed(mixed_);
   by_size(choices_, bytes).drive(group, bytes);
 }
 

@@ -538,6 +538,23 @@ TEST_CASE("rd under --fidelity auto runs member-timed over alike blocks where ev
   collectives::Group other_order(world, swapped);
   other_order.set_member_timed(true);
   CHECK_FALSE(rd.exact_flow_form(other_order));
+  // A size switch of rd and the tree, which ends its members at their own times, marks its group mixed (the tree's
+  // ends and transfers come between rd's): not rd's blocks. rd and hd (whose plans end every member together): blocks.
+  auto switch_of = [](std::unique_ptr<collectives::Collective> above) {
+    std::vector<collectives::SizeSwitch::Choice> choices;
+    choices.push_back({64 << 10, std::make_unique<collectives::RecursiveDoubling>()});
+    choices.push_back({0, std::move(above)});
+    return collectives::SizeSwitch(std::move(choices));
+  };
+  collectives::Group with_tree(world, ranks);
+  with_tree.set_member_timed(true);
+  CHECK_FALSE(switch_of(std::make_unique<collectives::TreeAllreduce>()).drivable(with_tree, 1024));
+  CHECK(with_tree.mixed());
+  CHECK_FALSE(rd.exact_flow_form(with_tree));
+  collectives::Group with_hd(world, ranks);
+  with_hd.set_member_timed(true);
+  CHECK(switch_of(std::make_unique<collectives::HalvingDoubling>()).drivable(with_hd, 1024));
+  CHECK_FALSE(with_hd.mixed());
 }
 
 TEST_CASE("rd under --fidelity auto runs member-timed over alike blocks only where each inner pair's links are its own")
