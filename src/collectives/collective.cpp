@@ -1175,6 +1175,15 @@ bool CommWorld::fluid_in_flight() const
   return fluid_ && fluid_->net.flows() > 0;
 }
 
+void set_cm02(analytical::FluidNetwork::FlowSpec& spec, const StackProfile& stack, double route_latency_s,
+              double route_bandwidth, double message_bytes, double bytes)
+{
+  spec.latency_s = route_latency_s * factor_for(stack.latency_factor, message_bytes);
+  spec.penalty = spec.latency_s > 0 ? route_latency_s : 1.0;
+  spec.bound = std::isfinite(route_bandwidth) ? route_bandwidth : 0.0;
+  spec.work = bytes / factor_for(stack.bandwidth_factor, message_bytes);
+}
+
 std::vector<double> CommWorld::run_fluid(const std::vector<Flow>& flows, const PlanShape& shape,
                                          const std::vector<std::uint64_t>& tags)
 {
@@ -1203,16 +1212,10 @@ std::vector<double> CommWorld::run_fluid(const std::vector<Flow>& flows, const P
   for (std::size_t i = 0; i < flows.size(); ++i) {
     const Flow& f = flows[i];
     const PlanShape::FluidRoute& r = shape.fluid[tags[i] & 0xffffffffu]; // the flow's place in its layout
-    // As SimGrid 3.32's CM02 (src/surf/network_cm02.cpp, communicate and comm_action_set_bounds): the latency times
-    // the latency factor of the message size, the sharing penalty the route's latency (1 where there is no wait),
-    // the bound its narrowest link, the progress the share times the bandwidth factor (install_factors).
     const double message = f.message_bytes > 0 ? double(f.message_bytes) : double(f.bytes);
     spec.links.data = shape.fluid_links.data() + r.first; // a view: the layout lives as long as the mirror
     spec.links.size = r.count;
-    spec.latency_s = r.latency_s * factor_for(stack.latency_factor, message);
-    spec.penalty = spec.latency_s > 0 ? r.latency_s : 1.0;
-    spec.bound = std::isfinite(r.bandwidth) ? r.bandwidth : 0.0;
-    spec.work = double(f.bytes) / factor_for(stack.bandwidth_factor, message);
+    set_cm02(spec, stack, r.latency_s, r.bandwidth, message, double(f.bytes));
     spec.tag = tags[i];
     ids.push_back(fluid.net.start(now, spec));
   }

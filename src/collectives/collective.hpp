@@ -2,6 +2,7 @@
 #pragma once
 
 #include "analytical/alpha_beta.hpp"
+#include "analytical/fluid_network.hpp"
 #include "collectives/options.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -29,6 +30,15 @@ struct Flow {
   /// the flow (the ring's flow form: one flow carries 2(P-1) chunks); 0: the flow is one message of `bytes`.
   std::uint64_t message_bytes = 0;
 };
+
+/** @brief What SimGrid 3.32's CM02 model makes of a transfer of `bytes` that is a message of `message_bytes` over a
+ * route of latency `route_latency_s` and narrowest link `route_bandwidth` (src/surf/network_cm02.cpp, communicate and
+ *  comm_action_set_bounds), as ddlsim's own network takes it: the latency times the stack's latency factor of the
+ * message size, the sharing penalty the route's latency (1 where there is no wait), the bound the narrowest link, the
+ * work the bytes over the bandwidth factor (the progress the share times it: install_factors). Sets those fields of
+ * `spec`; its links and tag are the caller's. */
+void set_cm02(analytical::FluidNetwork::FlowSpec& spec, const StackProfile& stack, double route_latency_s,
+              double route_bandwidth, double message_bytes, double bytes);
 
 /** @brief The endpoints of one simulation phase: ranks 0..P-1 (GPUs), then any extra endpoints (parameter
  *  servers), their hosts, mailboxes and traffic counters. Every transfer goes through this class, which

@@ -115,10 +115,7 @@ void computed_trees_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t
     const CommWorld::Route& r = *t.routes[j][child][up ? 0 : 1];
     const double size = double(size_of(j, x.chunk));
     spec.links = r.shared_ids;
-    spec.latency_s = r.latency_s * factor_for(o.stack.latency_factor, size);
-    spec.penalty = spec.latency_s > 0 ? r.latency_s : 1.0;
-    spec.bound = std::isfinite(r.bandwidth) ? r.bandwidth : 0.0;
-    spec.work = size / factor_for(o.stack.bandwidth_factor, size);
+    set_cm02(spec, o.stack, r.latency_s, r.bandwidth, size, size);
     spec.tag = e + 1;
     const std::size_t id = fluid.start(now, spec);
     world.note_computed(1);

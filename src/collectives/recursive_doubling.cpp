@@ -273,8 +273,6 @@ void RecursiveDoubling::blocks_plan(Group& g, Blocks& b, std::uint64_t bytes)
     if (times->starts[static_cast<std::size_t>(v)] != times->starts[static_cast<std::size_t>(v & (block - 1))])
       throw Error("internal: rd's member-timed form needs every block to start as block 0 does");
   const double message = double(bytes);
-  const double latency_factor = factor_for(o.stack.latency_factor, message);
-  const double work = message / factor_for(o.stack.bandwidth_factor, message);
   const double after_s = o.stack.recv_overhead_s; // received(): one landed message per step
   const double reduce_s = o.reduce_s_per_byte > 0 && bytes > 0 ? o.reduce_s_per_byte * message : 0.0;
   // Time moves as SimGrid's clock does (analytical::SimClock): each sleep lasts at least 1 ns, and every event due
@@ -312,10 +310,7 @@ void RecursiveDoubling::blocks_plan(Group& g, Blocks& b, std::uint64_t bytes)
       if (now < b.last_end[c])
         throw Error("internal: rd's member-timed form found an aggregation's transfer meeting the last one's");
     spec.links = t.classes;
-    spec.latency_s = t.latency_s * latency_factor;
-    spec.penalty = spec.latency_s > 0 ? t.latency_s : 1.0;
-    spec.bound = std::isfinite(t.bandwidth) ? t.bandwidth : 0.0;
-    spec.work = work;
+    set_cm02(spec, o.stack, t.latency_s, t.bandwidth, message, message);
     spec.tag = slot + 1;
     const std::size_t id = net.start(now, spec);
     world.note_computed(1);

@@ -127,6 +127,23 @@ test::StarSpec star(int p, int servers = 0)
   return s;
 }
 
+/** The first n GPU hosts of a star (write_star_platform: "gpu0", "gpu1", ...). */
+std::vector<sg4::Host*> star_gpus(int n)
+{
+  std::vector<sg4::Host*> hosts;
+  for (int i = 0; i < n; ++i)
+    hosts.push_back(sg4::Host::by_name("gpu" + std::to_string(i)));
+  return hosts;
+}
+
+/** Members 0..n-1. */
+std::vector<int> first_members(int n)
+{
+  std::vector<int> m(static_cast<std::size_t>(n));
+  std::iota(m.begin(), m.end(), 0);
+  return m;
+}
+
 /** 8 nodes x 4 V100-PCIe GPUs (the GPUs of a node share its PCIe switch and NIC), ib100, fat tree of 2 nodes per leaf,
  *  4:1 oversubscribed: the contended platform of the bands below. */
 platform::ClusterSpec contended_fat_tree()
@@ -454,9 +471,7 @@ TEST_CASE("rd under --fidelity auto takes its flow form only where every step's 
   spec.host_bytes_per_s[129] = spec.link_bytes_per_s / 2;
   spec.server_speed_flops = spec.speed_flops / 2;
   test::ProbeEngine engine(test::write_star_platform(spec));
-  std::vector<sg4::Host*> hosts;
-  for (int i = 0; i < 131; ++i)
-    hosts.push_back(sg4::Host::by_name("gpu" + std::to_string(i)));
+  std::vector<sg4::Host*> hosts = star_gpus(131);
   hosts.push_back(sg4::Host::by_name("srv0"));
   collectives::CollectiveOptions o;
   o.fidelity = Fidelity::Auto;
@@ -522,8 +537,7 @@ TEST_CASE("rd under --fidelity auto runs member-timed over alike blocks where ev
   collectives::CommWorld world(hosts, std::vector<int>(128, 0), o, "b");
   world.set_solo(true);
   const collectives::RecursiveDoubling rd;
-  std::vector<int> ranks(128);
-  std::iota(ranks.begin(), ranks.end(), 0);
+  std::vector<int> ranks = first_members(128);
   collectives::Group timed(world, ranks);
   timed.set_member_timed(true);
   CHECK(rd.exact_flow_form(timed));
@@ -567,16 +581,13 @@ TEST_CASE("rd under --fidelity auto runs member-timed over alike blocks only whe
   for (int v = 0; v < 128; v += 4)
     spec.host_bytes_per_s[v] = spec.link_bytes_per_s / 2;
   test::ProbeEngine engine(test::write_star_platform(spec));
-  std::vector<sg4::Host*> hosts;
-  for (int i = 0; i < 128; ++i)
-    hosts.push_back(sg4::Host::by_name("gpu" + std::to_string(i)));
+  std::vector<sg4::Host*> hosts = star_gpus(128);
   collectives::CollectiveOptions o;
   o.fidelity = Fidelity::Auto;
   collectives::CommWorld world(hosts, std::vector<int>(128, 0), o, "s");
   world.set_solo(true);
   const collectives::RecursiveDoubling rd;
-  std::vector<int> ranks(128);
-  std::iota(ranks.begin(), ranks.end(), 0);
+  std::vector<int> ranks = first_members(128);
   collectives::Group timed(world, ranks);
   timed.set_member_timed(true);
   CHECK_FALSE(rd.exact_flow_form(timed));
@@ -594,16 +605,13 @@ TEST_CASE("dbtree runs computed only where each link is one member's")
   spec.shared_routes = {{1, 3}, {2, 5}};
   spec.shared_bytes_per_s = spec.link_bytes_per_s;
   test::ProbeEngine engine(test::write_star_platform(spec));
-  std::vector<sg4::Host*> hosts;
-  for (int i = 0; i < 72; ++i)
-    hosts.push_back(sg4::Host::by_name("gpu" + std::to_string(i)));
+  std::vector<sg4::Host*> hosts = star_gpus(72);
   collectives::CollectiveOptions o;
   o.fidelity = Fidelity::Auto;
   collectives::CommWorld world(hosts, std::vector<int>(72, 0), o, "d");
   world.set_solo(true);
   const collectives::DoubleBinaryTree dbtree;
-  std::vector<int> shared(72);
-  std::iota(shared.begin(), shared.end(), 0);
+  std::vector<int> shared = first_members(72);
   collectives::Group timed(world, shared);
   timed.set_member_timed(true);
   CHECK_FALSE(dbtree.exact_flow_form(timed));
@@ -682,8 +690,7 @@ TEST_CASE("hier over rd with several streams: auto lists rd's steps only where t
   CHECK(hier->flow_calls(small_lanes, 1 << 20).empty());
   // rd itself, told its members are XOR-symmetric: exact for 128 members, not for 96 (a fold), nor untold.
   const collectives::RecursiveDoubling rd;
-  std::vector<int> members(128);
-  std::iota(members.begin(), members.end(), 0);
+  std::vector<int> members = first_members(128);
   collectives::Group told(world, members), untold(world, members);
   told.set_xor_symmetric(true);
   CHECK(rd.exact_flow_form(told));
@@ -1232,9 +1239,7 @@ TEST_CASE("symmetric_under: routes of one bandwidth but two latencies, or fat pi
   spec.fatpipe_hosts = {3, 4};
   spec.host_bytes_per_s[4] = 2 * spec.link_bytes_per_s;
   test::ProbeEngine engine(test::write_star_platform(spec));
-  std::vector<sg4::Host*> hosts;
-  for (int i = 0; i < 6; ++i)
-    hosts.push_back(sg4::Host::by_name("gpu" + std::to_string(i)));
+  std::vector<sg4::Host*> hosts = star_gpus(6);
   collectives::CommWorld world(hosts, std::vector<int>(6, 0), {}, "l");
   CHECK_FALSE(world.symmetric_under({{{0, 2, 1000}, {1, 2, 1000}}}, {1, 0, 2, 3, 4, 5}));
   CHECK_FALSE(world.symmetric_under({{{3, 5, 1000}, {4, 5, 1000}}}, {0, 1, 2, 4, 3, 5}));
@@ -1253,9 +1258,7 @@ TEST_CASE("symmetric_under: routes of one latency, bandwidth and count of shared
   spec.shared_routes = {{2, 3}};
   spec.shared_bytes_per_s = spec.link_bytes_per_s;
   test::ProbeEngine engine(test::write_star_platform(spec));
-  std::vector<sg4::Host*> hosts;
-  for (int i = 0; i < 4; ++i)
-    hosts.push_back(sg4::Host::by_name("gpu" + std::to_string(i)));
+  std::vector<sg4::Host*> hosts = star_gpus(4);
   collectives::CommWorld world(hosts, std::vector<int>(4, 0), {}, "p");
   CHECK_FALSE(world.symmetric_under({{{0, 1, 1000}, {2, 3, 1000}}}, {2, 3, 0, 1}));
   CHECK(world.symmetric_under({{{0, 1, 1000}, {1, 0, 1000}}}, {1, 0, 2, 3})); // the plain swap of 0 and 1 is one
