@@ -29,7 +29,7 @@ std::size_t FluidNetwork::start(double now, const FlowSpec& spec)
   for (std::uint32_t l : spec.links)
     if (l >= capacity_.size() || capacity_[l] == 0)
       throw Error("internal: FluidNetwork::start got a link without a capacity");
-  progress(now);
+  now_ = now; // a flow's work is brought up to a time only when its rate changes (resolve)
   std::size_t id = flows_.size();
   if (!free_.empty()) {
     id = free_.back();
@@ -42,16 +42,81 @@ std::size_t FluidNetwork::start(double now, const FlowSpec& spec)
   f.penalty = spec.penalty;
   f.bound = spec.bound;
   f.tag = spec.tag;
-  // No latency: it shares from now (no event of its own, as in SimGrid, where only a latency ends as an event).
-  const bool sharing = spec.latency_s == 0 && spec.work > 0 && (!f.links.empty() || spec.bound > 0);
-  f.state = sharing ? State::Sharing : State::Latency;
+  f.order = started_++;
   f.shares_at = now + spec.latency_s;
   f.left = spec.work;
+  f.since = now;
   f.rate = 0;
   f.end = 0;
-  live_.push_back(id);
-  stale_ = true;
+  ++in_flight_;
+  if (!by_components_)
+    live_.emplace_back(id, f.order);
+  // No latency: it shares from now (no event of its own, as in SimGrid, where only a latency ends as an event).
+  if (spec.latency_s == 0 && spec.work > 0 && (!f.links.empty() || spec.bound > 0)) {
+    ++f.version; // any entry of the slot's former flow is stale
+    begin_sharing(id);
+  } else {
+    f.state = State::Latency;
+    schedule(id, f.shares_at);
+  }
   return id;
+}
+
+void FluidNetwork::schedule(std::size_t id, double t)
+{
+  const std::uint32_t version = ++flows_[id].version;
+  events_.emplace_back(t, id, version);
+  std::push_heap(events_.begin(), events_.end(), std::greater<Event>());
+}
+
+void FluidNetwork::begin_sharing(std::size_t id)
+{
+  Flow& f = flows_[id];
+  f.state = State::Sharing;
+  f.rate = 0;
+  f.since = now_;
+  if (by_components_) {
+    if (on_link_.size() < capacity_.size())
+      on_link_.resize(capacity_.size());
+    f.slots.resize(f.links.size());
+    for (std::uint32_t k = 0; k < f.links.size(); ++k) {
+      auto& on = on_link_[f.links[k]];
+      f.slots[k] = static_cast<std::uint32_t>(on.size());
+      on.emplace_back(id, k);
+    }
+    if (f.links.empty())
+      alone_.push_back(id);
+    else
+      changed_links_.insert(changed_links_.end(), f.links.begin(), f.links.end());
+  }
+  stale_ = true;
+}
+
+void FluidNetwork::finish(std::size_t id, double e)
+{
+  Flow& f = flows_[id];
+  const bool was_sharing = f.state == State::Sharing;
+  f.state = State::Done;
+  ++f.version;
+  f.left = 0;
+  f.since = e;
+  f.end = e;
+  --in_flight_;
+  finished_.push_back(id);
+  if (!was_sharing)
+    return;
+  if (by_components_) {
+    for (std::uint32_t k = 0; k < f.links.size(); ++k) { // off its links' lists (swapped with the last)
+      auto& on = on_link_[f.links[k]];
+      const std::uint32_t slot = f.slots[k];
+      on[slot] = on.back();
+      flows_[on[slot].first].slots[on[slot].second] = slot;
+      on.pop_back();
+    }
+    // Its links, not its id: a caller may release it and start another in its slot before the next solve.
+    changed_links_.insert(changed_links_.end(), f.links.begin(), f.links.end());
+  }
+  stale_ = true;
 }
 
 void FluidNetwork::release(std::size_t id)
@@ -64,40 +129,33 @@ void FluidNetwork::release(std::size_t id)
 
 void FluidNetwork::restart()
 {
-  if (!live_.empty())
+  if (in_flight_ != 0)
     throw Error("internal: FluidNetwork::restart with flows in flight");
   flows_.clear();
   free_.clear();
   finished_.clear();
+  events_.clear();
+  changed_links_.clear();
+  alone_.clear();
+  live_.clear();
+  started_ = 0;
   now_ = 0;
   stale_ = false;
-}
-
-void FluidNetwork::progress(double t)
-{
-  if (!(t > now_))
-    return;
-  for (std::size_t id : live_) {
-    Flow& f = flows_[id];
-    if (f.state == State::Sharing && std::isfinite(f.rate))
-      f.left = std::max(0.0, f.left - f.rate * (t - now_));
-  }
-  now_ = t;
 }
 
 double FluidNetwork::next_event()
 {
   if (stale_)
     solve();
-  double next = std::numeric_limits<double>::infinity();
-  for (std::size_t id : live_) {
-    const Flow& f = flows_[id];
-    if (f.state == State::Latency)
-      next = std::min(next, f.shares_at);
-    else if (f.rate > 0)
-      next = std::min(next, std::isfinite(f.rate) ? now_ + f.left / f.rate : now_);
+  while (!events_.empty()) { // stale entries off the top
+    const Event& top = events_.front();
+    const Flow& f = flows_[std::get<1>(top)];
+    if (std::get<2>(top) == f.version && (f.state == State::Latency || f.state == State::Sharing))
+      return std::get<0>(top);
+    std::pop_heap(events_.begin(), events_.end(), std::greater<Event>());
+    events_.pop_back();
   }
-  return next;
+  return std::numeric_limits<double>::infinity();
 }
 
 bool FluidNetwork::advance(double t)
@@ -111,7 +169,7 @@ bool FluidNetwork::advance(double t)
     happen(e);
     any = true;
   }
-  progress(t);
+  now_ = std::max(now_, t);
   return any;
 }
 
@@ -122,7 +180,7 @@ bool FluidNetwork::step(double t)
   if (t < now_ || t > e)
     throw Error("internal: FluidNetwork::step needs a time between the time advanced to and the next event");
   if (!(e <= t + kSimultaneous)) {
-    progress(t);
+    now_ = t;
     return false;
   }
   happen(t);
@@ -131,90 +189,122 @@ bool FluidNetwork::step(double t)
 
 void FluidNetwork::happen(double e)
 {
-  progress(e);
+  now_ = std::max(now_, e);
   const double until = e + kSimultaneous;
-  for (std::size_t id : live_) { // every event up to `until` happens now (SimGrid: surf/precision)
-    Flow& f = flows_[id];
-    if (f.state == State::Latency && f.shares_at <= until) {
-      f.state = State::Sharing;
-      f.rate = 0;
-      if (f.left <= 0 || (f.links.empty() && !(f.bound > 0))) { // nothing to share, or nothing limits it
-        f.state = State::Done;
-        f.end = e;
-        finished_.push_back(id);
-      }
-    } else if (f.state == State::Sharing && f.rate > 0 && (!std::isfinite(f.rate) || now_ + f.left / f.rate <= until)) {
-      f.state = State::Done;
-      f.left = 0;
-      f.end = e;
-      finished_.push_back(id);
+  const std::size_t first = finished_.size();
+  while (!events_.empty() && std::get<0>(events_.front()) <= until) {     // every event up to `until` happens now
+    std::pop_heap(events_.begin(), events_.end(), std::greater<Event>()); // (SimGrid: surf/precision)
+    const auto [t, id, version] = events_.back();
+    events_.pop_back();
+    const Flow& f = flows_[id];
+    if (version != f.version)
+      continue;
+    if (f.state == State::Latency) {
+      if (f.left <= 0 || (f.links.empty() && !(f.bound > 0))) // nothing to share, or nothing limits it
+        finish(id, e);
+      else
+        begin_sharing(id);
+    } else if (f.state == State::Sharing) {
+      finish(id, e);
     }
   }
-  live_.erase(
-      std::remove_if(live_.begin(), live_.end(), [this](std::size_t id) { return flows_[id].state == State::Done; }),
-      live_.end());
-  stale_ = true;
+  // In the order the flows were started (the order of a scan of the flows in flight, which the callers' records
+  // were made with), not the heap's.
+  std::sort(finished_.begin() + static_cast<std::ptrdiff_t>(first), finished_.end(),
+            [this](std::size_t a, std::size_t b) { return flows_[a].order < flows_[b].order; });
 }
 
 void FluidNetwork::solve()
 {
   stale_ = false;
-  std::vector<std::size_t>& sharing = sharing_; // scratch kept between calls: solve() runs at every event
-  sharing.clear();
-  for (std::size_t id : live_)
-    if (flows_[id].state == State::Sharing)
-      sharing.push_back(id);
-  if (sharing.empty())
-    return;
+  std::vector<std::size_t>& component = component_;
   if (!by_components_) { // the set as one: a plan's recurring steps (mirrored lanes' hd) hit as a whole
-    if (!solved_before(sharing)) {
-      fill(sharing);
-      remember(sharing);
+    component.clear();
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < live_.size(); ++i) { // entries of flows done since are dropped
+      const auto [id, order] = live_[i];
+      const Flow& f = flows_[id];
+      if (f.order != order || !(f.state == State::Latency || f.state == State::Sharing))
+        continue;
+      live_[kept++] = live_[i];
+      if (f.state == State::Sharing)
+        component.push_back(id);
     }
+    live_.resize(kept);
+    if (!component.empty())
+      resolve(component);
     return;
   }
-  // Components: flows joined by the links they share. The max-min shares of one never depend on another's, so each is
-  // filled (or found computed) alone: a set of flows in flight rarely recurs, its components, a few flows at one
-  // member's links, do.
-  const std::size_t n = sharing.size();
-  std::vector<std::uint32_t>& parent = component_parent_;
-  parent.resize(n);
-  for (std::size_t i = 0; i < n; ++i)
-    parent[i] = static_cast<std::uint32_t>(i);
-  auto root = [&parent](std::uint32_t x) {
-    while (parent[x] != x)
-      x = parent[x] = parent[parent[x]];
-    return x;
-  };
-  if (first_on_link_.size() < capacity_.size()) {
-    first_on_link_.resize(capacity_.size(), 0);
+  // Components: flows joined by the links they share. The max-min shares of one never depend on another's, so only
+  // the components a flow joined or left are solved again (found computed or filled alone): a set of flows in flight
+  // rarely recurs, its components, a few flows at one member's links, do.
+  if (link_seen_.size() < capacity_.size())
     link_seen_.resize(capacity_.size(), 0);
-  }
+  if (flow_seen_.size() < flows_.size())
+    flow_seen_.resize(flows_.size(), 0);
   if (++seen_stamp_ == 0) { // wrapped: every stamp seen so far is old
     std::fill(link_seen_.begin(), link_seen_.end(), 0u);
+    std::fill(flow_seen_.begin(), flow_seen_.end(), 0u);
     seen_stamp_ = 1;
   }
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::uint32_t l : flows_[sharing[i]].links) {
-      if (link_seen_[l] != seen_stamp_) {
-        link_seen_[l] = seen_stamp_;
-        first_on_link_[l] = static_cast<std::uint32_t>(i);
-      } else {
-        parent[root(static_cast<std::uint32_t>(i))] = root(first_on_link_[l]);
+  for (std::size_t id : alone_) { // a bound alone limits it: a component of its own
+    if (flows_[id].state != State::Sharing || !flows_[id].links.empty() || flow_seen_[id] == seen_stamp_)
+      continue; // (done since, or its slot taken by another flow)
+    flow_seen_[id] = seen_stamp_;
+    component.assign(1, id);
+    resolve(component);
+  }
+  alone_.clear();
+  for (std::uint32_t from : changed_links_) {
+    if (link_seen_[from] == seen_stamp_)
+      continue;
+    link_seen_[from] = seen_stamp_;
+    component.clear();
+    link_stack_.assign(1, from);
+    while (!link_stack_.empty()) { // every flow reached over shared links
+      const std::uint32_t l = link_stack_.back();
+      link_stack_.pop_back();
+      for (const auto& [id, k] : on_link_[l]) {
+        if (flow_seen_[id] == seen_stamp_)
+          continue;
+        flow_seen_[id] = seen_stamp_;
+        component.push_back(id);
+        for (std::uint32_t next : flows_[id].links)
+          if (link_seen_[next] != seen_stamp_) {
+            link_seen_[next] = seen_stamp_;
+            link_stack_.push_back(next);
+          }
       }
     }
-  std::vector<std::pair<std::uint32_t, std::size_t>>& by_root = by_root_;
-  by_root.clear();
-  for (std::size_t i = 0; i < n; ++i)
-    by_root.emplace_back(root(static_cast<std::uint32_t>(i)), sharing[i]);
-  std::stable_sort(by_root.begin(), by_root.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::size_t>& component = component_;
-  for (std::size_t k = 0; k < n;) {
-    component.clear();
-    const std::uint32_t r = by_root[k].first;
-    for (; k < n && by_root[k].first == r; ++k)
-      component.push_back(by_root[k].second);
-    solve_component(component);
+    if (!component.empty())
+      resolve(component);
+  }
+  changed_links_.clear();
+}
+
+void FluidNetwork::resolve(std::vector<std::size_t>& flows)
+{
+  old_rates_.resize(flows_.size());
+  for (std::size_t id : flows)
+    old_rates_[id] = flows_[id].rate;
+  if (!solved_before(flows)) {
+    fill(flows);
+    remember(flows);
+  }
+  for (std::size_t id : flows) {
+    Flow& f = flows_[id];
+    const double was = old_rates_[id];
+    if (f.rate == was)
+      continue; // its end stands
+    if (std::isfinite(was))
+      f.left = std::max(0.0, f.left - was * (now_ - f.since));
+    f.since = now_;
+    if (!std::isfinite(f.rate))
+      schedule(id, now_);
+    else if (f.rate > 0)
+      schedule(id, now_ + f.left / f.rate);
+    else
+      ++f.version; // no end while it gets nothing
   }
 }
 
@@ -262,14 +352,6 @@ void FluidNetwork::remember(const std::vector<std::size_t>& sharing)
   for (std::size_t id : sharing)
     s.rates.push_back(flows_[id].rate);
   solved_[hash_tags(tags)].push_back(std::move(s));
-}
-
-void FluidNetwork::solve_component(std::vector<std::size_t>& sharing)
-{
-  if (solved_before(sharing))
-    return;
-  fill(sharing);
-  remember(sharing);
 }
 
 std::uint64_t FluidNetwork::hash_tags(const std::vector<std::uint64_t>& tags)

@@ -90,29 +90,37 @@ private:
   enum class State { Latency, Sharing, Done, Free };
   struct Flow {
     std::vector<std::uint32_t> links; ///< FlowSpec's, copied (a slot keeps its capacity when reused)
+    std::vector<std::uint32_t> slots; ///< by components: its place in on_link_[links[k]], per k
     double penalty = 1;
     double bound = 0;
     std::uint64_t tag = 0;
+    std::uint64_t order = 0;   ///< when it was started, among all flows (finished() keeps this order)
+    std::uint32_t version = 0; ///< events_ entries of an older version are stale
     State state = State::Free;
     double shares_at = 0; ///< when its latency ends
-    double left = 0;      ///< work left
+    double left = 0;      ///< work left at time `since`
+    double since = 0;
     double rate = 0;
     double end = 0;
   };
   /** Processes, at time e, every event due up to e + kSimultaneous (advance, step). */
   void happen(double e);
-  /** Moves every sharing flow's work to time t (no event in between). */
-  void progress(double t);
-  /** The shares of every sharing flow: weighted max-min by progressive filling (fill), or as computed before for
-   *  the same tags. */
+  /** A flow's next event, at time t, on the heap of events (a new version: older entries are stale). */
+  void schedule(std::size_t id, double t);
+  /** Flow `id` shares from now: on its links' lists, its component to solve again. */
+  void begin_sharing(std::size_t id);
+  /** Flow `id` is done at time e. */
+  void finish(std::size_t id, double e);
+  /** The shares of the flows whose sets changed since the last solve: every component touched (by components), or
+   *  the whole set in flight; a flow whose rate changes brings its work up to now and gets its new end. */
   void solve();
+  /** Solves `flows` (ids) as one set, found computed or filled, and reschedules those whose rate changed. */
+  void resolve(std::vector<std::size_t>& flows);
   /** Sets the rates of `sharing` (every flow tagged; sorted here by tag) as computed before for the same tags: true,
    *  or false (nothing set). */
   bool solved_before(std::vector<std::size_t>& sharing);
   /** Keeps the rates of `sharing` (sorted by tag by solved_before) for its tags, if every flow is tagged. */
   void remember(const std::vector<std::size_t>& sharing);
-  /** The shares of one component of sharing flows (ids; sorted here by tag): found computed, or filled. */
-  void solve_component(std::vector<std::size_t>& sharing);
   /** Progressive filling over `sharing` (ids), setting their rates. */
   void fill(const std::vector<std::size_t>& sharing);
   /** Shares computed before, by the sorted tags of the sharing flows. */
@@ -147,16 +155,27 @@ private:
   std::vector<std::uint32_t> touched_;
   std::vector<std::size_t> sharing_; ///< solve()'s: the flows sharing now
   std::vector<std::uint64_t> tags_;  ///< solved_before()'s and remember()'s: the flows' tags, sorted
-  // solve()'s components, scratch kept between calls.
-  std::vector<std::uint32_t> component_parent_, first_on_link_, link_seen_;
+  // solve()'s scratch, kept between calls.
+  std::vector<std::uint32_t> link_seen_, flow_seen_, link_stack_; ///< by components: stamps, the links to visit
   std::uint32_t seen_stamp_ = 0;
-  std::vector<std::pair<std::uint32_t, std::size_t>> by_root_;
   std::vector<std::size_t> component_;
+  std::vector<double> old_rates_;
   bool by_components_ = false;
 
   std::vector<Flow> flows_;
   std::vector<std::size_t> free_;
-  std::vector<std::size_t> live_;     ///< ids of flows waiting or sharing
+  using Event = std::tuple<double, std::size_t, std::uint32_t>; ///< time, flow, its version
+  std::vector<Event> events_; ///< a min-heap: every flow's next event (its latency's end, its end), stale ones skipped
+  /// By components: the sharing flows on each link (flow, index of the link in its links).
+  std::vector<std::vector<std::pair<std::size_t, std::uint32_t>>> on_link_;
+  /// By components: the links of the flows that began or stopped sharing since the last solve, and the flows that
+  /// began sharing over no link (their bound alone limits them): the components to solve again.
+  std::vector<std::uint32_t> changed_links_;
+  std::vector<std::size_t> alone_;
+  /// Whole sets: the flows started, (id, order), in order; entries of flows done since are dropped at the next solve.
+  std::vector<std::pair<std::size_t, std::uint64_t>> live_;
+  std::size_t in_flight_ = 0;         ///< flows waiting or sharing
+  std::uint64_t started_ = 0;         ///< flows started so far (their order)
   std::vector<std::size_t> finished_; ///< advance()'s
   std::vector<double> capacity_;      ///< per link id (0: not set)
   double now_ = 0;

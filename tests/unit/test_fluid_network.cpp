@@ -348,3 +348,49 @@ TEST_CASE("fluid network: solved by components, each component's shares are foun
       CHECK(fills == std::vector<std::size_t>{1, 2, 3});
   }
 }
+
+TEST_CASE("fluid network: a flow's end frees its link for the others though its slot is taken before the next solve")
+{
+  // One link of 1e9 B/s: A (1e3 B) and B (3e3 B) share it at 5e8 until A ends at 2 us. There A is released and C, a
+  // flow over no link capped at 1e9 B/s, takes its slot before the shares are solved again. B then has the link
+  // alone: its 2e3 B left end at 4 us (at 6 us if A's link were not solved again); C ends at 3 us.
+  for (const bool components : {true, false}) {
+    Net net;
+    net.solve_by_components(components);
+    net.set_capacity(0, 1e9);
+    const auto a = net.start(0, spec({0}, 1e3));
+    const auto b = net.start(0, spec({0}, 3e3));
+    CHECK(net.next_event() == Approx(2e-6).epsilon(1e-12));
+    REQUIRE(net.step(net.next_event()));
+    REQUIRE(net.finished() == std::vector<std::size_t>{a});
+    net.release(a);
+    const auto c = net.start(net.now(), spec({}, 1e3, 0, 1, 1e9));
+    CHECK(c == a); // the slot reused
+    run(net, {b, c});
+    CHECK(net.end(c) == Approx(3e-6).epsilon(1e-12));
+    CHECK(net.end(b) == Approx(4e-6).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("fluid network: by components, only the component a flow joins or leaves is solved again")
+{
+  // Links 0 and 1 of 1e9 B/s, untagged flows (every solve a fill). A alone on link 0 (4e3 B), then B and C on link 1
+  // (1e3 B each, from 1 us). Each event solves the one component it touched: A's start, B and C's start, their end.
+  // As one set, the last two solves fill A's flow again with them.
+  for (const bool components : {true, false}) {
+    Net net;
+    net.solve_by_components(components);
+    net.set_capacity(0, 1e9);
+    net.set_capacity(1, 1e9);
+    const auto a = net.start(0, spec({0}, 4e3));
+    CHECK(net.next_event() == Approx(4e-6).epsilon(1e-12));
+    net.advance(1e-6);
+    const auto b = net.start(1e-6, spec({1}, 1e3));
+    const auto c = net.start(1e-6, spec({1}, 1e3));
+    run(net, {b, c});
+    CHECK(net.end(b) == Approx(3e-6).epsilon(1e-12));
+    run(net, {a});
+    CHECK(net.end(a) == Approx(4e-6).epsilon(1e-12));
+    CHECK(net.fills() == (components ? 2u : 3u));
+  }
+}
