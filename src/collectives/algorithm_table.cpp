@@ -305,11 +305,15 @@ std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in, 
     const bool flow = uses_flow(run, options.fidelity, hier ? in.nodes : in.ranks) && allowed;
     const bool steps = options.fidelity == Fidelity::Steps && allowed;
     const bool equal = std::find(exact.begin(), exact.end(), entry(run).name) != exact.end();
+    // NCCL's choice: the ring's calls take the ring's flow form wherever the ring would (NcclRing::driven).
+    const bool nccl_ring_flow = c.id == AlgorithmId::Nccl && uses_flow(AlgorithmId::Ring, options.fidelity, in.ranks) &&
+                                flow_form_allowed(AlgorithmId::Ring, options);
     parts.push_back(std::string(entry(c.id).name) + ": " +
-                    (steps   ? "steps"
-                     : flow  ? "flow"
-                     : equal ? "flow (equal to the message level here)"
-                             : "message") +
+                    (steps            ? "steps"
+                     : flow           ? "flow"
+                     : equal          ? "flow (equal to the message level here)"
+                     : nccl_ring_flow ? "flow where it takes the ring, message where the trees"
+                                      : "message") +
                     (hier ? " among node leaders" : ""));
   }
   return join(parts, "; ");

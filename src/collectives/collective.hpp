@@ -551,6 +551,11 @@ public:
    *  are then not the message level, since another's transfers and ends come between. Off by default. */
   void set_mixed(bool on) { mixed_ = on; }
   bool mixed() const { return mixed_; }
+  /** Every tensor size the phase reduces over this group (the engine sets them before it asks Collective::drivable;
+   *  empty: not known, as for hier's node leaders): NCCL's choice computes its trees only where it picks them for
+   *  every one (Nccl::drivable). */
+  void set_sizes(std::vector<std::uint64_t> sizes) { sizes_ = std::move(sizes); }
+  const std::vector<std::uint64_t>& sizes() const { return sizes_; }
   bool xor_symmetric() const { return xor_symmetric_; }
   /** `compute()` the first time `key` is asked for on this group, the cached value afterwards (e.g. an algorithm's
    *  largest partner latency: the group's routes do not change). */
@@ -580,6 +585,7 @@ private:
   bool member_timed_ = false;
   bool xor_symmetric_ = false;
   bool mixed_ = false;
+  std::vector<std::uint64_t> sizes_;
   simgrid::s4u::BarrierPtr barrier_;
   std::unordered_map<int, double> cached_;
   std::unordered_map<int, std::shared_ptr<void>> objects_;

@@ -271,10 +271,18 @@ bool Nccl::drivable(Group& g, std::uint64_t bytes) const
 {
   if (g.size() <= 1)
     return false;
-  // The trees only at --fidelity flow: NcclTree's computed form (driven() under auto) starts each member at its own
-  // time without the protocol's base latency, which every rank sleeps first here (Nccl::drive, enter).
-  return nccl_choose(shapes_.of(g).topology, bytes).algo == NcclAlgo::Ring ? NcclRing::driven(g)
-                                                                           : g.use_flow(AlgorithmId::NcclTree);
+  // The trees: their lock-step model at --fidelity flow, or NcclTree's computed form (driven() under auto, which ends
+  // each member at its own time: drive() starts each after its base latency) where every tensor of the phase takes
+  // them. Where some take the ring, its flow form would start when the last member starts, which after members ended
+  // apart is not the message level.
+  const NcclTopology& topology = shapes_.of(g).topology;
+  if (nccl_choose(topology, bytes).algo == NcclAlgo::Ring)
+    return NcclRing::driven(g);
+  const bool trees_only =
+      !g.sizes().empty() && std::all_of(g.sizes().begin(), g.sizes().end(), [&topology](std::uint64_t size) {
+        return nccl_choose(topology, size).algo == NcclAlgo::Tree;
+      });
+  return g.use_flow(AlgorithmId::NcclTree) || (trees_only && NcclTree::driven(g));
 }
 
 std::vector<std::vector<Flow>> Nccl::flow_calls(Group& g, std::uint64_t bytes) const
@@ -300,6 +308,17 @@ void Nccl::drive(Group& g, std::uint64_t bytes) const
   // last one does: the driver sleeps it once, when the last one arrives.
   const NcclShape& shape = shapes_.of(g);
   const Call call = enter(shape, bytes);
+  Group::MemberTimes* times = g.member_times();
+  if (call.algo == NcclAlgo::Tree && times != nullptr && NcclTree::computed(g)) {
+    g.world().note_exact_form(AlgorithmId::Nccl); // every tensor takes the trees here (drivable)
+    // The trees computed from each member's start (NcclTree::tree_plan): every rank sleeps the base latency from its
+    // own start first (allreduce, enter), a sleep of at least 1 ns as SimGrid's (SimClock::sleep).
+    const NcclChoice choice = nccl_choose(shape.topology, bytes);
+    const double base_s = std::max(nccl_base_latency_us(choice.algo, choice.proto) * 1e-6, 0.0);
+    if (base_s > 0)
+      for (double& start : times->starts)
+        start += std::max(base_s, analytical::FluidNetwork::kSimultaneous);
+  }
   g.drive([&] {
     if (call.algo == NcclAlgo::Ring)
       NcclRing::ring_plan(g, call.wire_bytes, shape);

@@ -278,6 +278,8 @@ private:
       return false;
     const std::set<std::uint64_t> sizes = aggregated_sizes();
     for (const auto& group : groups_)
+      group->set_sizes({sizes.begin(), sizes.end()});
+    for (const auto& group : groups_)
       for (std::uint64_t bytes : sizes)
         if (!collective_.drivable(*group, bytes))
           return false;
