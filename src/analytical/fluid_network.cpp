@@ -53,7 +53,6 @@ std::size_t FluidNetwork::start(double now, const FlowSpec& spec)
     live_.emplace_back(id, f.order);
   // No latency: it shares from now (no event of its own, as in SimGrid, where only a latency ends as an event).
   if (spec.latency_s == 0 && spec.work > 0 && (!f.links.empty() || spec.bound > 0)) {
-    ++f.version; // any entry of the slot's former flow is stale
     begin_sharing(id);
   } else {
     f.state = State::Latency;
@@ -64,9 +63,65 @@ std::size_t FluidNetwork::start(double now, const FlowSpec& spec)
 
 void FluidNetwork::schedule(std::size_t id, double t)
 {
-  const std::uint32_t version = ++flows_[id].version;
-  events_.emplace_back(t, id, version);
-  std::push_heap(events_.begin(), events_.end(), std::greater<Event>());
+  Flow& f = flows_[id];
+  if (f.at == kNone) {
+    f.at = static_cast<std::uint32_t>(events_.size());
+    events_.emplace_back(t, id);
+  }
+  events_[f.at].first = t;
+  sift_up(f.at);
+  sift_down(flows_[id].at);
+}
+
+void FluidNetwork::unschedule(std::size_t id)
+{
+  const std::uint32_t i = flows_[id].at;
+  if (i == kNone)
+    return;
+  flows_[id].at = kNone;
+  const auto last = events_.back();
+  events_.pop_back();
+  if (last.second == id)
+    return;
+  events_[i] = last; // the last entry in its place, then where it belongs
+  flows_[last.second].at = i;
+  sift_up(i);
+  sift_down(flows_[last.second].at);
+}
+
+void FluidNetwork::sift_up(std::uint32_t i)
+{
+  const auto entry = events_[i];
+  while (i > 0) {
+    const std::uint32_t parent = (i - 1) / 2;
+    if (!(entry < events_[parent]))
+      break;
+    events_[i] = events_[parent];
+    flows_[events_[i].second].at = i;
+    i = parent;
+  }
+  events_[i] = entry;
+  flows_[entry.second].at = i;
+}
+
+void FluidNetwork::sift_down(std::uint32_t i)
+{
+  const auto entry = events_[i];
+  const std::size_t n = events_.size();
+  for (;;) {
+    std::size_t child = 2 * std::size_t(i) + 1;
+    if (child >= n)
+      break;
+    if (child + 1 < n && events_[child + 1] < events_[child])
+      ++child;
+    if (!(events_[child] < entry))
+      break;
+    events_[i] = events_[child];
+    flows_[events_[i].second].at = i;
+    i = static_cast<std::uint32_t>(child);
+  }
+  events_[i] = entry;
+  flows_[entry.second].at = i;
 }
 
 void FluidNetwork::begin_sharing(std::size_t id)
@@ -97,7 +152,7 @@ void FluidNetwork::finish(std::size_t id, double e)
   Flow& f = flows_[id];
   const bool was_sharing = f.state == State::Sharing;
   f.state = State::Done;
-  ++f.version;
+  unschedule(id);
   f.left = 0;
   f.since = e;
   f.end = e;
@@ -147,15 +202,7 @@ double FluidNetwork::next_event()
 {
   if (stale_)
     solve();
-  while (!events_.empty()) { // stale entries off the top
-    const Event& top = events_.front();
-    const Flow& f = flows_[std::get<1>(top)];
-    if (std::get<2>(top) == f.version && (f.state == State::Latency || f.state == State::Sharing))
-      return std::get<0>(top);
-    std::pop_heap(events_.begin(), events_.end(), std::greater<Event>());
-    events_.pop_back();
-  }
-  return std::numeric_limits<double>::infinity();
+  return events_.empty() ? std::numeric_limits<double>::infinity() : events_.front().first;
 }
 
 bool FluidNetwork::advance(double t)
@@ -192,19 +239,16 @@ void FluidNetwork::happen(double e)
   now_ = std::max(now_, e);
   const double until = e + kSimultaneous;
   const std::size_t first = finished_.size();
-  while (!events_.empty() && std::get<0>(events_.front()) <= until) {     // every event up to `until` happens now
-    std::pop_heap(events_.begin(), events_.end(), std::greater<Event>()); // (SimGrid: surf/precision)
-    const auto [t, id, version] = events_.back();
-    events_.pop_back();
+  while (!events_.empty() && events_.front().first <= until) { // every event up to `until` happens now
+    const std::size_t id = events_.front().second;             // (SimGrid: surf/precision)
+    unschedule(id);
     const Flow& f = flows_[id];
-    if (version != f.version)
-      continue;
     if (f.state == State::Latency) {
       if (f.left <= 0 || (f.links.empty() && !(f.bound > 0))) // nothing to share, or nothing limits it
         finish(id, e);
       else
         begin_sharing(id);
-    } else if (f.state == State::Sharing) {
+    } else {
       finish(id, e);
     }
   }
@@ -304,7 +348,7 @@ void FluidNetwork::resolve(std::vector<std::size_t>& flows)
     else if (f.rate > 0)
       schedule(id, now_ + f.left / f.rate);
     else
-      ++f.version; // no end while it gets nothing
+      unschedule(id); // no end while it gets nothing
   }
 }
 

@@ -94,8 +94,8 @@ private:
     double penalty = 1;
     double bound = 0;
     std::uint64_t tag = 0;
-    std::uint64_t order = 0;   ///< when it was started, among all flows (finished() keeps this order)
-    std::uint32_t version = 0; ///< events_ entries of an older version are stale
+    std::uint64_t order = 0;  ///< when it was started, among all flows (finished() keeps this order)
+    std::uint32_t at = kNone; ///< its place on events_ (kNone: not there)
     State state = State::Free;
     double shares_at = 0; ///< when its latency ends
     double left = 0;      ///< work left at time `since`
@@ -105,8 +105,12 @@ private:
   };
   /** Processes, at time e, every event due up to e + kSimultaneous (advance, step). */
   void happen(double e);
-  /** A flow's next event, at time t, on the heap of events (a new version: older entries are stale). */
+  /** A flow's next event is at time t (on events_, or moved there). */
   void schedule(std::size_t id, double t);
+  /** A flow has no next event (off events_). */
+  void unschedule(std::size_t id);
+  void sift_up(std::uint32_t i);
+  void sift_down(std::uint32_t i);
   /** Flow `id` shares from now: on its links' lists, its component to solve again. */
   void begin_sharing(std::size_t id);
   /** Flow `id` is done at time e. */
@@ -164,8 +168,10 @@ private:
 
   std::vector<Flow> flows_;
   std::vector<std::size_t> free_;
-  using Event = std::tuple<double, std::size_t, std::uint32_t>; ///< time, flow, its version
-  std::vector<Event> events_; ///< a min-heap: every flow's next event (its latency's end, its end), stale ones skipped
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  /// A binary min-heap of the flows with a next event (its latency's end, its end), one entry each (Flow::at): the
+  /// earlier time first, the lower flow id of two at one time.
+  std::vector<std::pair<double, std::size_t>> events_;
   /// By components: the sharing flows on each link (flow, index of the link in its links).
   std::vector<std::vector<std::pair<std::size_t, std::uint32_t>>> on_link_;
   /// By components: the links of the flows that began or stopped sharing since the last solve, and the flows that
