@@ -65,7 +65,8 @@ public:
    *  t + kSimultaneous happens at t, as SimGrid's engine ends every action of every model due within its precision of
    *  the step's time (a caller's own events, such as the ends of sleeps, are steps too). True when one happened. */
   bool step(double t);
-  /** The flows the last advance() or step() found done, in the order it found them. */
+  /** The flows the last advance() or step() found done: event by event, and within one event in the order they were
+   *  started (as a scan of the flows in flight finds them; the callers' records and wake-ups follow it). */
   const std::vector<std::size_t>& finished() const { return finished_; }
   bool done(std::size_t id) const { return flows_[id].state == State::Done; }
   /** When flow `id` ended (done only). */
@@ -157,8 +158,7 @@ private:
   std::vector<char> fixed_;
   std::vector<Entry> heap_;
   std::vector<std::uint32_t> touched_;
-  std::vector<std::size_t> sharing_; ///< solve()'s: the flows sharing now
-  std::vector<std::uint64_t> tags_;  ///< solved_before()'s and remember()'s: the flows' tags, sorted
+  std::vector<std::uint64_t> tags_; ///< solved_before()'s and remember()'s: the flows' tags, sorted
   // solve()'s scratch, kept between calls.
   std::vector<std::uint32_t> link_seen_, flow_seen_, link_stack_; ///< by components: stamps, the links to visit
   std::uint32_t seen_stamp_ = 0;

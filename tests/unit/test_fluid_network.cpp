@@ -375,8 +375,9 @@ TEST_CASE("fluid network: a flow's end frees its link for the others though its 
 TEST_CASE("fluid network: by components, only the component a flow joins or leaves is solved again")
 {
   // Links 0 and 1 of 1e9 B/s, untagged flows (every solve a fill). A alone on link 0 (4e3 B), then B and C on link 1
-  // (1e3 B each, from 1 us). Each event solves the one component it touched: A's start, B and C's start, their end.
-  // As one set, the last two solves fill A's flow again with them.
+  // (1e3 B each, from 1 us). By components each event solves only the component it touched: A's start fills {A}, B and
+  // C's start fills {B, C}, their end leaves link 1 empty (nothing to fill): 2 fills, where solving every component
+  // at each event would fill {A} again twice (4). As one set: {A}, {A, B, C}, {A} (3).
   for (const bool components : {true, false}) {
     Net net;
     net.solve_by_components(components);
@@ -392,5 +393,27 @@ TEST_CASE("fluid network: by components, only the component a flow joins or leav
     run(net, {a});
     CHECK(net.end(a) == Approx(4e-6).epsilon(1e-12));
     CHECK(net.fills() == (components ? 2u : 3u));
+  }
+}
+
+TEST_CASE("fluid network: flows that end at one step are listed in the order they were started, not by slot")
+{
+  // Links of 1e9 B/s. A (1e3 B on link 0) ends at 1 us; then B starts on link 1 (a new slot), A is released, and C
+  // takes A's slot on link 2. Both carry 1e3 B alone and end together at 2 us: B first (started first), though C's slot
+  // is the lower one (the heap's order).
+  for (const bool components : {true, false}) {
+    Net net;
+    net.solve_by_components(components);
+    for (std::uint32_t l = 0; l < 3; ++l)
+      net.set_capacity(l, 1e9);
+    const auto a = net.start(0, spec({0}, 1e3));
+    REQUIRE(net.step(net.next_event()));
+    const auto b = net.start(net.now(), spec({1}, 1e3));
+    net.release(a);
+    const auto c = net.start(net.now(), spec({2}, 1e3));
+    REQUIRE(c < b);
+    CHECK(net.next_event() == Approx(2e-6).epsilon(1e-12));
+    REQUIRE(net.step(net.next_event()));
+    CHECK(net.finished() == std::vector<std::size_t>{b, c});
   }
 }
