@@ -326,12 +326,29 @@ void FluidNetwork::solve()
   changed_links_.clear();
 }
 
+bool FluidNetwork::alone(Flow& f) const
+{
+  // fill()'s arithmetic for one flow: each link's level its capacity over the flow's weight 1 / penalty, its bound's
+  // level bound x penalty; the lowest fixes it at level / penalty. A link it crosses twice weighs it twice: fill().
+  double level = std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < f.links.size(); ++k) {
+    for (std::size_t j = 0; j < k; ++j)
+      if (f.links[j] == f.links[k])
+        return false;
+    level = std::min(level, capacity_[f.links[k]] / (1.0 / f.penalty));
+  }
+  if (f.bound > 0)
+    level = std::min(level, f.bound * f.penalty);
+  f.rate = std::max(level, 0.0) / f.penalty;
+  return true;
+}
+
 void FluidNetwork::resolve(std::vector<std::size_t>& flows)
 {
   old_rates_.resize(flows_.size());
   for (std::size_t id : flows)
     old_rates_[id] = flows_[id].rate;
-  if (!solved_before(flows)) {
+  if (!(flows.size() == 1 && alone(flows_[flows.front()])) && !solved_before(flows)) {
     fill(flows);
     remember(flows);
   }

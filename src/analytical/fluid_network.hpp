@@ -119,6 +119,9 @@ private:
   /** The shares of the flows whose sets changed since the last solve: every component touched (by components), or
    *  the whole set in flight; a flow whose rate changes brings its work up to now and gets its new end. */
   void solve();
+  /** The share of flow `f` alone in its component, set as fill() would set it (false, nothing set, where it crosses a
+   *  link twice): a lone flow needs neither the cache nor a fill. */
+  bool alone(Flow& f) const;
   /** Solves `flows` (ids) as one set, found computed or filled, and reschedules those whose rate changed. */
   void resolve(std::vector<std::size_t>& flows);
   /** Sets the rates of `sharing` (every flow tagged; sorted here by tag) as computed before for the same tags: true,

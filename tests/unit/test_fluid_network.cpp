@@ -317,8 +317,8 @@ TEST_CASE("fluid network: solved by components, each component's shares are foun
 {
   // Three links of 1e9 B/s; every flow of a round ends at 2 ms (1e6 B at 5e8 on link 0 with another, 2e6 B alone on
   // links 1 and 2). Round 1: tags 1, 2 on link 0 and 4 on link 1; round 2 adds tag 5 on link 2; round 3: tags 1, 2 and
-  // 5. By components, round 2 fills {5} alone and round 3 nothing (each component found computed); as one set, every
-  // round's set is new.
+  // 5. By components, round 1 fills {1, 2} (a flow alone takes its share without a fill), rounds 2 and 3 nothing (each
+  // component found computed); as one set, every round's set is new.
   for (const bool components : {true, false}) {
     Net net;
     net.solve_by_components(components);
@@ -343,7 +343,7 @@ TEST_CASE("fluid network: solved by components, each component's shares are foun
       fills.push_back(net.fills());
     }
     if (components)
-      CHECK(fills == std::vector<std::size_t>{2, 3, 3});
+      CHECK(fills == std::vector<std::size_t>{1, 1, 1});
     else
       CHECK(fills == std::vector<std::size_t>{1, 2, 3});
   }
@@ -374,26 +374,54 @@ TEST_CASE("fluid network: a flow's end frees its link for the others though its 
 
 TEST_CASE("fluid network: by components, only the component a flow joins or leaves is solved again")
 {
-  // Links 0 and 1 of 1e9 B/s, untagged flows (every solve a fill). A alone on link 0 (4e3 B), then B and C on link 1
-  // (1e3 B each, from 1 us). By components each event solves only the component it touched: A's start fills {A}, B and
-  // C's start fills {B, C}, their end leaves link 1 empty (nothing to fill): 2 fills, where solving every component
-  // at each event would fill {A} again twice (4). As one set: {A}, {A, B, C}, {A} (3).
+  // Links 0 and 1 of 1e9 B/s, untagged flows (every solve of two or more a fill). A and A' on link 0 (4e3 B each, at
+  // 5e8 B/s: they end at 8 us), then B and C on link 1 (1e3 B each, from 1 us: they end at 3 us). By components each
+  // event solves only the component it touched: the start of A and A' fills {A, A'}, that of B and C fills {B, C},
+  // their end leaves link 1 empty (nothing to fill): 2 fills, where solving every component at each event would
+  // fill {A, A'} again twice (4). As one set: {A, A'}, {A, A', B, C}, {A, A'} (3).
   for (const bool components : {true, false}) {
     Net net;
     net.solve_by_components(components);
     net.set_capacity(0, 1e9);
     net.set_capacity(1, 1e9);
     const auto a = net.start(0, spec({0}, 4e3));
-    CHECK(net.next_event() == Approx(4e-6).epsilon(1e-12));
+    const auto a2 = net.start(0, spec({0}, 4e3));
+    CHECK(net.next_event() == Approx(8e-6).epsilon(1e-12));
     net.advance(1e-6);
     const auto b = net.start(1e-6, spec({1}, 1e3));
     const auto c = net.start(1e-6, spec({1}, 1e3));
     run(net, {b, c});
     CHECK(net.end(b) == Approx(3e-6).epsilon(1e-12));
-    run(net, {a});
-    CHECK(net.end(a) == Approx(4e-6).epsilon(1e-12));
+    run(net, {a, a2});
+    CHECK(net.end(a) == Approx(8e-6).epsilon(1e-12));
     CHECK(net.fills() == (components ? 2u : 3u));
   }
+}
+
+TEST_CASE("fluid network: a flow alone takes the share a fill gives it, to the bit")
+{
+  // A lone flow's share is set without a fill (FluidNetwork::alone), by the fill's own arithmetic: the same rate as
+  // the fill of a set where it is alone on its links (a second flow on a link of its own, as one set), for penalties
+  // and capacities whose quotients round, with and without a bound that binds.
+  for (const double penalty : {1.0, 3e-6, 7.3e-7})
+    for (const double bound : {0.0, 4.1e8}) {
+      Net lone;
+      lone.set_capacity(0, 1.25e9);
+      lone.set_capacity(1, 9.7e9);
+      const auto x = lone.start(0, spec({0, 1}, 1e6, 0, penalty, bound));
+      lone.next_event();
+      Net pair;
+      pair.set_capacity(0, 1.25e9);
+      pair.set_capacity(1, 9.7e9);
+      pair.set_capacity(2, 1e9);
+      const auto y = pair.start(0, spec({0, 1}, 1e6, 0, penalty, bound));
+      pair.start(0, spec({2}, 1e6));
+      pair.next_event();
+      CHECK(pair.fills() == 1);
+      CHECK(lone.fills() == 0);
+      CHECK(lone.rate(x) == pair.rate(y));
+      CHECK(lone.rate(x) == Approx(bound > 0 ? bound : 1.25e9).epsilon(1e-15));
+    }
 }
 
 TEST_CASE("fluid network: flows that end at one step are listed in the order they were started, not by slot")
