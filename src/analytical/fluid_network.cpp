@@ -56,9 +56,26 @@ std::size_t FluidNetwork::start(double now, const FlowSpec& spec)
     begin_sharing(id);
   } else {
     f.state = State::Latency;
-    schedule(id, f.shares_at);
+    wait_latency(id, spec.latency_s);
   }
   return id;
+}
+
+void FluidNetwork::wait_latency(std::size_t id, double latency)
+{
+  // Flows of one latency, started at times that never go back, end their latencies in the order they were started:
+  // a queue per latency holds them in that order, off the heap (a handful of queues: a plan's routes have few
+  // latencies; past kMaxQueues, on the heap).
+  for (LatencyQueue& q : waiting_)
+    if (q.latency == latency) {
+      q.ids.push_back(id);
+      return;
+    }
+  if (waiting_.size() < kMaxQueues) {
+    waiting_.push_back({latency, {id}, 0});
+    return;
+  }
+  schedule(id, flows_[id].shares_at);
 }
 
 void FluidNetwork::schedule(std::size_t id, double t)
@@ -190,6 +207,7 @@ void FluidNetwork::restart()
   free_.clear();
   finished_.clear();
   events_.clear();
+  waiting_.clear();
   changed_links_.clear();
   alone_.clear();
   live_.clear();
@@ -202,7 +220,11 @@ double FluidNetwork::next_event()
 {
   if (stale_)
     solve();
-  return events_.empty() ? std::numeric_limits<double>::infinity() : events_.front().first;
+  double next = events_.empty() ? std::numeric_limits<double>::infinity() : events_.front().first;
+  for (const LatencyQueue& q : waiting_)
+    if (q.head < q.ids.size())
+      next = std::min(next, flows_[q.ids[q.head]].shares_at);
+  return next;
 }
 
 bool FluidNetwork::advance(double t)
@@ -239,18 +261,33 @@ void FluidNetwork::happen(double e)
   now_ = std::max(now_, e);
   const double until = e + kSimultaneous;
   const std::size_t first = finished_.size();
-  while (!events_.empty() && events_.front().first <= until) { // every event up to `until` happens now
-    const std::size_t id = events_.front().second;             // (SimGrid: surf/precision)
-    unschedule(id);
+  auto latency_ends = [this, e](std::size_t id) {
     const Flow& f = flows_[id];
-    if (f.state == State::Latency) {
-      if (f.left <= 0 || (f.links.empty() && !(f.bound > 0))) // nothing to share, or nothing limits it
-        finish(id, e);
-      else
-        begin_sharing(id);
-    } else {
+    if (f.left <= 0 || (f.links.empty() && !(f.bound > 0))) // nothing to share, or nothing limits it
       finish(id, e);
+    else
+      begin_sharing(id);
+  };
+  // Every event up to `until` happens now (SimGrid: surf/precision), in any order: a latency's end starts the flow
+  // sharing (its share solved at the next solve), an end takes it off its links.
+  for (LatencyQueue& q : waiting_) {
+    while (q.head < q.ids.size() && flows_[q.ids[q.head]].shares_at <= until)
+      latency_ends(q.ids[q.head++]);
+    if (q.head == q.ids.size()) {
+      q.ids.clear();
+      q.head = 0;
+    } else if (q.head > 1024 && 2 * q.head > q.ids.size()) { // keep the queue's storage bounded
+      q.ids.erase(q.ids.begin(), q.ids.begin() + static_cast<std::ptrdiff_t>(q.head));
+      q.head = 0;
     }
+  }
+  while (!events_.empty() && events_.front().first <= until) {
+    const std::size_t id = events_.front().second;
+    unschedule(id);
+    if (flows_[id].state == State::Latency)
+      latency_ends(id);
+    else
+      finish(id, e);
   }
   // In the order the flows were started (the order of a scan of the flows in flight, which the callers' records
   // were made with), not the heap's.

@@ -106,6 +106,8 @@ private:
   };
   /** Processes, at time e, every event due up to e + kSimultaneous (advance, step). */
   void happen(double e);
+  /** Flow `id` waits its latency: on the queue of flows of that latency (or the heap). */
+  void wait_latency(std::size_t id, double latency);
   /** A flow's next event is at time t (on events_, or moved there). */
   void schedule(std::size_t id, double t);
   /** A flow has no next event (off events_). */
@@ -172,9 +174,18 @@ private:
   std::vector<Flow> flows_;
   std::vector<std::size_t> free_;
   static constexpr std::uint32_t kNone = 0xffffffffu;
-  /// A binary min-heap of the flows with a next event (its latency's end, its end), one entry each (Flow::at): the
-  /// earlier time first, the lower flow id of two at one time.
+  /// A binary min-heap of the flows with a next event (their end; a latency's end past kMaxQueues latencies), one
+  /// entry each (Flow::at): the earlier time first, the lower flow id of two at one time.
   std::vector<std::pair<double, std::size_t>> events_;
+  /// The flows waiting their latency, one queue per latency, each in the order they were started (and so of their
+  /// latencies' ends: a flow never starts before the time advanced to); ids[head, end) still waiting.
+  struct LatencyQueue {
+    double latency;
+    std::vector<std::size_t> ids;
+    std::size_t head;
+  };
+  std::vector<LatencyQueue> waiting_;
+  static constexpr std::size_t kMaxQueues = 8;
   /// By components: the sharing flows on each link (flow, index of the link in its links).
   std::vector<std::vector<std::pair<std::size_t, std::uint32_t>>> on_link_;
   /// By components: the links of the flows that began or stopped sharing since the last solve, and the flows that

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -444,4 +445,42 @@ TEST_CASE("fluid network: flows that end at one step are listed in the order the
     REQUIRE(net.step(net.next_event()));
     CHECK(net.finished() == std::vector<std::size_t>{b, c});
   }
+}
+
+TEST_CASE("fluid network: latencies end in time order whichever flow started first, past the queues' count too")
+{
+  // Twelve flows, each alone on its link of 1e9 B/s with 1e3 B (1 us of transfer), started at 0 and at 1 us with
+  // twelve different latencies (more latencies than FluidNetwork keeps queues for: the rest wait on the heap), the
+  // longest first: flow k's latency (12 - k) us ends it at 13 - k us (from 0, k even) or 14 - k us (from 1 us, k odd).
+  // Each step finds the flows due then; they come out in time order.
+  Net net;
+  for (std::uint32_t l = 0; l < 12; ++l)
+    net.set_capacity(l, 1e9);
+  std::vector<std::size_t> ids;
+  std::vector<double> due;
+  ids.resize(12);
+  due.resize(12);
+  for (const int odd : {0, 1}) { // the even ones from 0, the odd ones from 1 us
+    const double at = odd * 1e-6;
+    net.advance(at);
+    for (int k = odd; k < 12; k += 2) {
+      const double latency = (12 - k) * 1e-6;
+      ids[k] = net.start(at, spec({static_cast<std::uint32_t>(k)}, 1e3, latency, latency));
+      due[k] = at + latency + 1e-6;
+    }
+  }
+  std::vector<std::size_t> order;
+  for (int guard = 0; guard < 100 && order.size() < ids.size(); ++guard) {
+    const double t = net.next_event();
+    REQUIRE(std::isfinite(t));
+    net.step(t);
+    for (std::size_t id : net.finished()) {
+      const auto k = static_cast<std::size_t>(std::find(ids.begin(), ids.end(), id) - ids.begin());
+      CHECK(net.end(id) == Approx(due[k]).epsilon(1e-12));
+      order.push_back(k);
+    }
+  }
+  REQUIRE(order.size() == ids.size());
+  for (std::size_t i = 1; i < order.size(); ++i) // by due time; flows due together (k, k + 1 from 0 and 1 us)
+    CHECK(due[order[i - 1]] <= due[order[i]] + 1e-15);
 }
