@@ -577,9 +577,27 @@ void SimClock::at(double t, std::size_t who, int what)
   std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
 }
 
+void SimClock::sleep(double now, double d, std::size_t who, int what)
+{
+  const double length = std::max(d, FluidNetwork::kSimultaneous);
+  for (SleepQueue& q : sleeping_)
+    if (q.d == length) {
+      q.events.emplace_back(now + length, made_++, who, what);
+      return;
+    }
+  if (sleeping_.size() < kMaxQueues) {
+    sleeping_.push_back({length, {Event{now + length, made_++, who, what}}, 0});
+    return;
+  }
+  at(now + length, who, what);
+}
+
 bool SimClock::next(FluidNetwork& net, double& now)
 {
-  const double mine = heap_.empty() ? std::numeric_limits<double>::infinity() : std::get<0>(heap_.front());
+  double mine = heap_.empty() ? std::numeric_limits<double>::infinity() : std::get<0>(heap_.front());
+  for (const SleepQueue& q : sleeping_)
+    if (q.head < q.events.size())
+      mine = std::min(mine, std::get<0>(q.events[q.head]));
   const double t = std::min(mine, net.next_event());
   if (!std::isfinite(t))
     return false;
@@ -591,11 +609,27 @@ bool SimClock::next(FluidNetwork& net, double& now)
 void SimClock::due(double now, std::vector<std::pair<std::size_t, int>>& out)
 {
   out.clear();
-  while (!heap_.empty() && std::get<0>(heap_.front()) <= now + FluidNetwork::kSimultaneous) {
+  due_.clear();
+  const double until = now + FluidNetwork::kSimultaneous;
+  while (!heap_.empty() && std::get<0>(heap_.front()) <= until) {
     std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-    out.emplace_back(std::get<2>(heap_.back()), std::get<3>(heap_.back()));
+    due_.push_back(heap_.back());
     heap_.pop_back();
   }
+  for (SleepQueue& q : sleeping_) {
+    while (q.head < q.events.size() && std::get<0>(q.events[q.head]) <= until)
+      due_.push_back(q.events[q.head++]);
+    if (q.head == q.events.size()) {
+      q.events.clear();
+      q.head = 0;
+    } else if (q.head > 1024 && 2 * q.head > q.events.size()) { // keep the queue's storage bounded
+      q.events.erase(q.events.begin(), q.events.begin() + static_cast<std::ptrdiff_t>(q.head));
+      q.head = 0;
+    }
+  }
+  std::sort(due_.begin(), due_.end()); // in order of time, then of making, as one heap would give them
+  for (const Event& e : due_)
+    out.emplace_back(std::get<2>(e), std::get<3>(e));
 }
 
 } // namespace ddlsim::analytical

@@ -210,11 +210,8 @@ class SimClock {
 public:
   /** Event `what` of `who` at time t. */
   void at(double t, std::size_t who, int what);
-  /** Event `what` of `who` when a sleep of d > 0 seconds from `now` ends. */
-  void sleep(double now, double d, std::size_t who, int what)
-  {
-    at(now + std::max(d, FluidNetwork::kSimultaneous), who, what);
-  }
+  /** Event `what` of `who` when a sleep of d > 0 seconds from `now` (never before the last step) ends. */
+  void sleep(double now, double d, std::size_t who, int what);
   /** Moves to the next step, the earliest of this clock's events and `net`'s (stepping `net` there: its
    *  finished() are the transfers that end at it), into `now`. False when neither has one left. */
   bool next(FluidNetwork& net, double& now);
@@ -223,7 +220,17 @@ public:
 
 private:
   using Event = std::tuple<double, std::uint64_t, std::size_t, int>; ///< time, order of making, who, what
-  std::vector<Event> heap_;
+  std::vector<Event> heap_; ///< a min-heap: at()'s events, and sleeps past kMaxQueues lengths
+  /// Sleeps of one length, made from times that never go back, end in the order they were made: a queue per length
+  /// holds them, events[head, end) still to come.
+  struct SleepQueue {
+    double d;
+    std::vector<Event> events;
+    std::size_t head;
+  };
+  std::vector<SleepQueue> sleeping_;
+  static constexpr std::size_t kMaxQueues = 8;
+  std::vector<Event> due_; ///< due()'s scratch
   std::uint64_t made_ = 0;
 };
 

@@ -484,3 +484,37 @@ TEST_CASE("fluid network: latencies end in time order whichever flow started fir
   for (std::size_t i = 1; i < order.size(); ++i) // by due time; flows due together (k, k + 1 from 0 and 1 us)
     CHECK(due[order[i - 1]] <= due[order[i]] + 1e-15);
 }
+
+TEST_CASE("SimGrid's clock: sleeps of many lengths end in time order, those due together in the order they were made")
+{
+  // From 0, twelve sleeps (more lengths than SimClock keeps queues for: the rest on its heap) of (12 - k) us, the
+  // longest first, and an event at 6 us made last; then, at the 1 us step, two sleeps of 5 us (the length of one
+  // already made: due at 6 us with it and the event, after them). Every step yields its events in time order, those
+  // of one time in the order they were made.
+  Net net;
+  analytical::SimClock clock;
+  for (int k = 0; k < 12; ++k)
+    clock.sleep(0, (12 - k) * 1e-6, static_cast<std::size_t>(k), 0);
+  clock.at(6e-6, 100, 0);
+  std::vector<std::pair<std::size_t, int>> due;
+  std::vector<std::size_t> order;
+  std::vector<double> times;
+  double now = -1;
+  while (clock.next(net, now)) {
+    clock.due(now, due);
+    if (now == 1e-6) {
+      clock.sleep(now, 5e-6, 101, 0);
+      clock.sleep(now, 5e-6, 102, 0);
+    }
+    for (const auto& [who, what] : due) {
+      order.push_back(who);
+      times.push_back(now);
+    }
+  }
+  const std::vector<std::size_t> expected{11, 10, 9, 8, 7, 6, 100, 101, 102, 5, 4, 3, 2, 1, 0};
+  CHECK(order == expected);
+  for (std::size_t i = 1; i < times.size(); ++i)
+    CHECK(times[i - 1] <= times[i]);
+  CHECK(times[6] == Approx(6e-6).epsilon(1e-12));
+  CHECK(times[8] == Approx(6e-6).epsilon(1e-12));
+}
