@@ -146,6 +146,7 @@ void FluidNetwork::begin_sharing(std::size_t id)
   Flow& f = flows_[id];
   f.state = State::Sharing;
   f.rate = 0;
+  f.due = std::numeric_limits<double>::infinity();
   f.since = now_;
   if (by_components_) {
     if (on_link_.size() < capacity_.size())
@@ -221,6 +222,10 @@ double FluidNetwork::next_event()
   if (stale_)
     solve();
   double next = events_.empty() ? std::numeric_limits<double>::infinity() : events_.front().first;
+  if (!by_components_)
+    for (const auto& [id, order] : live_)
+      if (flows_[id].order == order && flows_[id].state == State::Sharing)
+        next = std::min(next, flows_[id].due);
   for (const LatencyQueue& q : waiting_)
     if (q.head < q.ids.size())
       next = std::min(next, flows_[q.ids[q.head]].shares_at);
@@ -281,6 +286,10 @@ void FluidNetwork::happen(double e)
       q.head = 0;
     }
   }
+  if (!by_components_) // the ends, found by a scan (resolve)
+    for (const auto& [id, order] : live_)
+      if (flows_[id].order == order && flows_[id].state == State::Sharing && flows_[id].due <= until)
+        finish(id, e);
   while (!events_.empty() && events_.front().first <= until) {
     const std::size_t id = events_.front().second;
     unschedule(id);
@@ -397,12 +406,15 @@ void FluidNetwork::resolve(std::vector<std::size_t>& flows)
     if (std::isfinite(was))
       f.left = std::max(0.0, f.left - was * (now_ - f.since));
     f.since = now_;
-    if (!std::isfinite(f.rate))
-      schedule(id, now_);
-    else if (f.rate > 0)
-      schedule(id, now_ + f.left / f.rate);
+    const double due = !std::isfinite(f.rate) ? now_
+                       : f.rate > 0           ? now_ + f.left / f.rate
+                                              : std::numeric_limits<double>::infinity(); // none while it gets nothing
+    if (!by_components_) // a set solved as one: most shares change at each solve, a scan finds the ends (happen)
+      f.due = due;
+    else if (std::isfinite(due))
+      schedule(id, due);
     else
-      unschedule(id); // no end while it gets nothing
+      unschedule(id);
   }
 }
 

@@ -102,6 +102,7 @@ private:
     double left = 0;      ///< work left at time `since`
     double since = 0;
     double rate = 0;
+    double due = 0; ///< as one set (not by components): when it ends at its share (+inf: it gets none), off the heap
     double end = 0;
   };
   /** Processes, at time e, every event due up to e + kSimultaneous (advance, step). */
