@@ -65,17 +65,9 @@ void FluidNetwork::wait_latency(std::size_t id, double latency)
 {
   // Flows of one latency, started at times that never go back, end their latencies in the order they were started:
   // a queue per latency holds them in that order, off the heap (a handful of queues: a plan's routes have few
-  // latencies; past kMaxQueues, on the heap).
-  for (LatencyQueue& q : waiting_)
-    if (q.latency == latency) {
-      q.ids.push_back(id);
-      return;
-    }
-  if (waiting_.size() < kMaxQueues) {
-    waiting_.push_back({latency, {id}, 0});
-    return;
-  }
-  schedule(id, flows_[id].shares_at);
+  // latencies; past kMaxKeys, on the heap).
+  if (!waiting_.push(latency, id))
+    schedule(id, flows_[id].shares_at);
 }
 
 void FluidNetwork::schedule(std::size_t id, double t)
@@ -226,9 +218,7 @@ double FluidNetwork::next_event()
     for (const auto& [id, order] : live_)
       if (flows_[id].order == order && flows_[id].state == State::Sharing)
         next = std::min(next, flows_[id].due);
-  for (const LatencyQueue& q : waiting_)
-    if (q.head < q.ids.size())
-      next = std::min(next, flows_[q.ids[q.head]].shares_at);
+  next = std::min(next, waiting_.earliest([this](std::size_t id) { return flows_[id].shares_at; }));
   return next;
 }
 
@@ -275,17 +265,8 @@ void FluidNetwork::happen(double e)
   };
   // Every event up to `until` happens now (SimGrid: surf/precision), in any order: a latency's end starts the flow
   // sharing (its share solved at the next solve), an end takes it off its links.
-  for (LatencyQueue& q : waiting_) {
-    while (q.head < q.ids.size() && flows_[q.ids[q.head]].shares_at <= until)
-      latency_ends(q.ids[q.head++]);
-    if (q.head == q.ids.size()) {
-      q.ids.clear();
-      q.head = 0;
-    } else if (q.head > 1024 && 2 * q.head > q.ids.size()) { // keep the queue's storage bounded
-      q.ids.erase(q.ids.begin(), q.ids.begin() + static_cast<std::ptrdiff_t>(q.head));
-      q.head = 0;
-    }
-  }
+  waiting_.take_until(
+      until, [this](std::size_t id) { return flows_[id].shares_at; }, latency_ends);
   if (!by_components_) // the ends, found by a scan (resolve)
     for (const auto& [id, order] : live_)
       if (flows_[id].order == order && flows_[id].state == State::Sharing && flows_[id].due <= until)
@@ -592,24 +573,16 @@ void SimClock::at(double t, std::size_t who, int what)
 void SimClock::sleep(double now, double d, std::size_t who, int what)
 {
   const double length = std::max(d, FluidNetwork::kSimultaneous);
-  for (SleepQueue& q : sleeping_)
-    if (q.d == length) {
-      q.events.emplace_back(now + length, made_++, who, what);
-      return;
-    }
-  if (sleeping_.size() < kMaxQueues) {
-    sleeping_.push_back({length, {Event{now + length, made_++, who, what}}, 0});
-    return;
-  }
-  at(now + length, who, what);
+  if (sleeping_.push(length, Event{now + length, made_, who, what}))
+    ++made_;
+  else
+    at(now + length, who, what);
 }
 
 bool SimClock::next(FluidNetwork& net, double& now)
 {
   double mine = heap_.empty() ? std::numeric_limits<double>::infinity() : std::get<0>(heap_.front());
-  for (const SleepQueue& q : sleeping_)
-    if (q.head < q.events.size())
-      mine = std::min(mine, std::get<0>(q.events[q.head]));
+  mine = std::min(mine, sleeping_.earliest([](const Event& e) { return std::get<0>(e); }));
   const double t = std::min(mine, net.next_event());
   if (!std::isfinite(t))
     return false;
@@ -628,17 +601,8 @@ void SimClock::due(double now, std::vector<std::pair<std::size_t, int>>& out)
     due_.push_back(heap_.back());
     heap_.pop_back();
   }
-  for (SleepQueue& q : sleeping_) {
-    while (q.head < q.events.size() && std::get<0>(q.events[q.head]) <= until)
-      due_.push_back(q.events[q.head++]);
-    if (q.head == q.events.size()) {
-      q.events.clear();
-      q.head = 0;
-    } else if (q.head > 1024 && 2 * q.head > q.events.size()) { // keep the queue's storage bounded
-      q.events.erase(q.events.begin(), q.events.begin() + static_cast<std::ptrdiff_t>(q.head));
-      q.head = 0;
-    }
-  }
+  sleeping_.take_until(
+      until, [](const Event& e) { return std::get<0>(e); }, [this](const Event& e) { due_.push_back(e); });
   std::sort(due_.begin(), due_.end()); // in order of time, then of making, as one heap would give them
   for (const Event& e : due_)
     out.emplace_back(std::get<2>(e), std::get<3>(e));

@@ -4,11 +4,69 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
 
 namespace ddlsim::analytical {
+
+/** @brief Items that fall due in the order they are added, one first-in first-out queue per key (FluidNetwork: flows
+ *  of one latency, started at times that never go back; SimClock: sleeps of one length), for at most kMaxKeys keys
+ *  (a plan's few latencies and lengths): what the caller would otherwise keep on a heap. */
+template <class T>
+class QueuesByKey {
+public:
+  static constexpr std::size_t kMaxKeys = 8;
+  /** Adds `item` to the queue of `key`; false (nothing added) when kMaxKeys other keys have queues. */
+  bool push(double key, const T& item)
+  {
+    for (Queue& q : queues_)
+      if (q.key == key) {
+        q.items.push_back(item);
+        return true;
+      }
+    if (queues_.size() == kMaxKeys)
+      return false;
+    queues_.push_back({key, {item}, 0});
+    return true;
+  }
+  /** The earliest due(item) of the queues' first items (+inf: none). */
+  template <class Due>
+  double earliest(Due due) const
+  {
+    double t = std::numeric_limits<double>::infinity();
+    for (const Queue& q : queues_)
+      if (q.head < q.items.size())
+        t = std::min(t, due(q.items[q.head]));
+    return t;
+  }
+  /** Takes, queue by queue, every first item with due(item) <= until, handing each to take(item). */
+  template <class Due, class Take>
+  void take_until(double until, Due due, Take take)
+  {
+    for (Queue& q : queues_) {
+      while (q.head < q.items.size() && due(q.items[q.head]) <= until)
+        take(q.items[q.head++]);
+      if (q.head == q.items.size()) {
+        q.items.clear();
+        q.head = 0;
+      } else if (q.head > 1024 && 2 * q.head > q.items.size()) { // keep the queue's storage bounded
+        q.items.erase(q.items.begin(), q.items.begin() + static_cast<std::ptrdiff_t>(q.head));
+        q.head = 0;
+      }
+    }
+  }
+  void clear() { queues_.clear(); }
+
+private:
+  struct Queue {
+    double key;
+    std::vector<T> items; ///< items[head, end) still to come
+    std::size_t head;
+  };
+  std::vector<Queue> queues_;
+};
 
 /** @brief Transfers that come and go over links they share, as SimGrid 3.32's CM02 model runs them
  *  (src/surf/network_cm02.cpp, src/kernel/lmm/maxmin.cpp at v3.32), but computed here instead of handed to SimGrid:
@@ -175,18 +233,12 @@ private:
   std::vector<Flow> flows_;
   std::vector<std::size_t> free_;
   static constexpr std::uint32_t kNone = 0xffffffffu;
-  /// A binary min-heap of the flows with a next event (their end; a latency's end past kMaxQueues latencies), one
-  /// entry each (Flow::at): the earlier time first, the lower flow id of two at one time.
+  /// A binary min-heap of the flows with a next event (their end; a latency's end past waiting_'s kMaxKeys latencies),
+  /// one entry each (Flow::at): the earlier time first, the lower flow id of two at one time.
   std::vector<std::pair<double, std::size_t>> events_;
-  /// The flows waiting their latency, one queue per latency, each in the order they were started (and so of their
-  /// latencies' ends: a flow never starts before the time advanced to); ids[head, end) still waiting.
-  struct LatencyQueue {
-    double latency;
-    std::vector<std::size_t> ids;
-    std::size_t head;
-  };
-  std::vector<LatencyQueue> waiting_;
-  static constexpr std::size_t kMaxQueues = 8;
+  /// The flows waiting their latency, by latency, each queue in the order they were started (and so of their
+  /// latencies' ends: a flow never starts before the time advanced to).
+  QueuesByKey<std::size_t> waiting_;
   /// By components: the sharing flows on each link (flow, index of the link in its links).
   std::vector<std::vector<std::pair<std::size_t, std::uint32_t>>> on_link_;
   /// By components: the links of the flows that began or stopped sharing since the last solve, and the flows that
@@ -221,16 +273,9 @@ public:
 
 private:
   using Event = std::tuple<double, std::uint64_t, std::size_t, int>; ///< time, order of making, who, what
-  std::vector<Event> heap_; ///< a min-heap: at()'s events, and sleeps past kMaxQueues lengths
-  /// Sleeps of one length, made from times that never go back, end in the order they were made: a queue per length
-  /// holds them, events[head, end) still to come.
-  struct SleepQueue {
-    double d;
-    std::vector<Event> events;
-    std::size_t head;
-  };
-  std::vector<SleepQueue> sleeping_;
-  static constexpr std::size_t kMaxQueues = 8;
+  std::vector<Event> heap_; ///< a min-heap: at()'s events, and sleeps past sleeping_'s kMaxKeys lengths
+  /// Sleeps by length: made from times that never go back, those of one length end in the order they were made.
+  QueuesByKey<Event> sleeping_;
   std::vector<Event> due_; ///< due()'s scratch
   std::uint64_t made_ = 0;
 };

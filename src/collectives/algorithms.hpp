@@ -355,6 +355,7 @@ private:
   struct Call {
     NcclAlgo algo;
     std::uint64_t wire_bytes;
+    double base_s; ///< the protocol's base latency, slept by enter()
   };
   static Call enter(const NcclShape& shape, std::uint64_t bytes);
   NcclShapes shapes_;

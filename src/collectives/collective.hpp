@@ -532,6 +532,12 @@ public:
   struct MemberTimes {
     std::vector<double> starts; ///< per member: absolute simulated seconds, none after the plan runs
     std::vector<double> ends;   ///< per member, set by the plan (empty: every member ends when the plan returns)
+    /** Every member waits `s` seconds from its own start before the plan's part (a sleep each rank takes first). */
+    void delay(double s)
+    {
+      for (double& t : starts)
+        t += s;
+    }
   };
   /** The times of the aggregation the engine's driver is about to drive (nullptr: none, every member starts when
    *  the plan runs and ends when it returns). */

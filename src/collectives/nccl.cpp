@@ -298,8 +298,9 @@ std::vector<std::vector<Flow>> Nccl::flow_calls(Group& g, std::uint64_t bytes) c
 Nccl::Call Nccl::enter(const NcclShape& shape, std::uint64_t bytes)
 {
   const NcclChoice choice = nccl_choose(shape.topology, bytes);
-  simgrid::s4u::this_actor::sleep_for(nccl_base_latency_us(choice.algo, choice.proto) * 1e-6);
-  return {choice.algo, nccl_wire_bytes(bytes, nccl_efficiency(shape.topology, choice.algo, choice.proto))};
+  const double base_s = nccl_base_latency_us(choice.algo, choice.proto) * 1e-6;
+  simgrid::s4u::this_actor::sleep_for(base_s);
+  return {choice.algo, nccl_wire_bytes(bytes, nccl_efficiency(shape.topology, choice.algo, choice.proto)), base_s};
 }
 
 void Nccl::drive(Group& g, std::uint64_t bytes) const
@@ -313,11 +314,8 @@ void Nccl::drive(Group& g, std::uint64_t bytes) const
     g.world().note_exact_form(AlgorithmId::Nccl); // every tensor takes the trees here (drivable)
     // The trees computed from each member's start (NcclTree::tree_plan): every rank sleeps the base latency from its
     // own start first (allreduce, enter), a sleep of at least 1 ns as SimGrid's (SimClock::sleep).
-    const NcclChoice choice = nccl_choose(shape.topology, bytes);
-    const double base_s = std::max(nccl_base_latency_us(choice.algo, choice.proto) * 1e-6, 0.0);
-    if (base_s > 0)
-      for (double& start : times->starts)
-        start += std::max(base_s, analytical::FluidNetwork::kSimultaneous);
+    if (call.base_s > 0)
+      times->delay(std::max(call.base_s, analytical::FluidNetwork::kSimultaneous));
   }
   g.drive([&] {
     if (call.algo == NcclAlgo::Ring)

@@ -109,8 +109,7 @@ void StackCall::drive(Group& group, std::uint64_t bytes) const
   const double s = call_s(group, bytes);
   if (s > 0) {
     if (Group::MemberTimes* times = group.member_times())
-      for (double& t : times->starts)
-        t += s;
+      times->delay(s);
     simgrid::s4u::this_actor::sleep_for(s);
   }
   inner_->drive(group, bytes);
