@@ -52,8 +52,9 @@ private:
     int recent = 0;
     std::vector<std::pair<double, double>> spans;
     std::size_t compact_at = kCompactMin;
-    double folded_s = 0; ///< the length of the busy intervals fold() took off `spans`
-    bool ordered = true; ///< `spans` sorted and disjoint: each stored after the one before ended
+    double folded_s = 0;   ///< the length of the busy intervals fold() took off `spans`
+    bool ordered = true;   ///< `spans` sorted and disjoint: each stored after the one before ended
+    double last_end_s = 0; ///< while ordered with spans: the last span's end (keep() reads it, not the spans' memory)
   };
   void add_span(std::uint32_t id, const simgrid::s4u::Link* link, std::uint64_t bytes, double start, double end);
   /** Stores the closed span [start, end] of `l` while its open span `staying` stays open. While spans arrive in
