@@ -191,8 +191,10 @@ bool tree_links_private(const TreeFlows& trees);
 
 /** @brief True when every link that the trees' transfers (`trees`, up and down) share is crossed only by transfers with
  *  one member in common (its owner's: a member takes part in one aggregation at a time, so no link carries two
- *  aggregations' transfers at once, and one aggregation computed alone is the message level), and ddlsim's own
- *  network computes the routes as SimGrid does (CommWorld::fluid_exact). */
+ *  aggregations' transfers at once, and one aggregation computed alone is the message level) or carries all the
+ *  transfers that may cross it at once at their rates alone (one per tree, edge and direction, each at its route's
+ *  narrowest bandwidth: it limits none, as a non-blocking fat tree's leaf uplink crossed by NCCL's trees), and
+ *  ddlsim's own network computes the routes as SimGrid does (CommWorld::fluid_exact). */
 bool trees_links_owned(const TreeFlows& trees);
 /** @brief ddlsim's own network over the links of a group's trees, kept between aggregations (computed_trees_plan). */
 struct ComputedTrees {

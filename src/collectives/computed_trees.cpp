@@ -18,8 +18,14 @@ namespace ddlsim::collectives {
 
 bool trees_links_owned(const TreeFlows& t)
 {
-  // Per link: the members every transfer crossing it so far has (at most two: the first one's ends; -1: none left).
-  std::vector<std::array<int, 2>> common;
+  // Per link: the members every transfer crossing it so far has (at most two: the first one's ends; -1: none left),
+  // the sum of the narrowest bandwidths of the routes crossing it (one per tree, edge and direction), its capacity.
+  struct Crossing {
+    std::array<int, 2> common{-2, -2};
+    double sum_fastest = 0;
+    double capacity = 0;
+  };
+  std::vector<Crossing> links;
   std::vector<const CommWorld::Route*> routes;
   for (std::size_t j = 0; j < t.trees.size(); ++j)
     for (std::size_t c = 0; c < t.parents[j].size(); ++c) {
@@ -31,20 +37,34 @@ bool trees_links_owned(const TreeFlows& t)
         if (route == nullptr)
           return false;
         routes.push_back(route);
-        for (std::uint32_t id : route->shared_ids) {
-          if (id >= common.size())
-            common.resize(id + 1, {-2, -2});
-          auto& m = common[id];
-          if (m[0] == -2)
-            m = {child, p};
-          for (int& v : m)
+        for (std::size_t k = 0; k < route->shared_ids.size(); ++k) {
+          const std::uint32_t id = route->shared_ids[k];
+          if (id >= links.size())
+            links.resize(id + 1);
+          Crossing& l = links[id];
+          if (l.common[0] == -2)
+            l.common = {child, p};
+          for (int& v : l.common)
             if (v != child && v != p)
               v = -1;
-          if (m[0] < 0 && m[1] < 0)
-            return false;
+          l.sum_fastest += route->bandwidth;
+          l.capacity = route->shared_bandwidth[k];
         }
       }
     }
+  // A link crossed by transfers without a common member still never meets two aggregations' transfers in a way that
+  // changes a rate when it can carry every transfer that may cross it at once at the rate that transfer gets alone (its
+  // route's narrowest bandwidth). In each tree a member sends over an edge one chunk at a time, and it posts the next
+  // aggregation's transfers only once its own part of this one has ended, so one (tree, edge, direction) carries one
+  // transfer at a time: their routes' sum bounds the link's load (a non-blocking fat tree's leaf uplink, L nodes'
+  // NICs' bandwidth, crossed by few tree edges). Such a link never limits a transfer, as tree_links_private's rule.
+  for (const Crossing& l : links) {
+    if (l.common[0] == -2 || l.common[0] >= 0 || l.common[1] >= 0)
+      continue; // no transfer, or one member's own
+    // Relative 1e-12: a capacity computed as the sum of the links it serves (a fat tree's uplink) may round below it.
+    if (l.capacity < l.sum_fastest * (1 - 1e-12))
+      return false;
+  }
   return CommWorld::fluid_exact(routes);
 }
 
