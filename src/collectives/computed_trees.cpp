@@ -19,10 +19,15 @@ namespace ddlsim::collectives {
 bool trees_links_owned(const TreeFlows& t)
 {
   // Per link: the members every transfer crossing it so far has (at most two: the first one's ends; -1: none left),
-  // the sum of the narrowest bandwidths of the routes crossing it (one per tree, edge and direction), its capacity.
+  // the sum of the narrowest bandwidths of the routes crossing it (one per tree, edge and direction), each such
+  // route's narrowest shared link before it and after it (its feeder and its drain: id, bandwidth; `unfed`,
+  // `undrained` where a route has none), its capacity.
+  using Links = std::vector<std::pair<std::uint32_t, double>>;
   struct Crossing {
     std::array<int, 2> common{-2, -2};
     double sum_fastest = 0;
+    Links feeders, drains;
+    bool unfed = false, undrained = false;
     double capacity = 0;
   };
   std::vector<Crossing> links;
@@ -37,7 +42,8 @@ bool trees_links_owned(const TreeFlows& t)
         if (route == nullptr)
           return false;
         routes.push_back(route);
-        for (std::size_t k = 0; k < route->shared_ids.size(); ++k) {
+        const std::size_t n = route->shared_ids.size();
+        for (std::size_t k = 0; k < n; ++k) {
           const std::uint32_t id = route->shared_ids[k];
           if (id >= links.size())
             links.resize(id + 1);
@@ -49,20 +55,46 @@ bool trees_links_owned(const TreeFlows& t)
               v = -1;
           l.sum_fastest += route->bandwidth;
           l.capacity = route->shared_bandwidth[k];
+          auto narrowest = [&](std::size_t from, std::size_t to, Links& into, bool& none) {
+            std::size_t m = to;
+            for (std::size_t i = from; i < to; ++i)
+              if (m == to || route->shared_bandwidth[i] < route->shared_bandwidth[m])
+                m = i;
+            if (m == to)
+              none = true;
+            else
+              into.emplace_back(route->shared_ids[m], route->shared_bandwidth[m]);
+          };
+          narrowest(0, k, l.feeders, l.unfed);
+          narrowest(k + 1, n, l.drains, l.undrained);
         }
       }
     }
   // A link crossed by transfers without a common member still never meets two aggregations' transfers in a way that
-  // changes a rate when it can carry every transfer that may cross it at once at the rate that transfer gets alone (its
-  // route's narrowest bandwidth). In each tree a member sends over an edge one chunk at a time, and it posts the next
-  // aggregation's transfers only once its own part of this one has ended, so one (tree, edge, direction) carries one
-  // transfer at a time: their routes' sum bounds the link's load (a non-blocking fat tree's leaf uplink, L nodes'
-  // NICs' bandwidth, crossed by few tree edges). Such a link never limits a transfer, as tree_links_private's rule.
-  for (const Crossing& l : links) {
+  // changes a rate when no set of transfers can load it past its bandwidth: then it limits none, and max-min sharing
+  // gives every transfer the rate it gets without it. Three bounds on its load, any one enough:
+  // - One transfer at a time per (tree, edge, direction): in each tree a member sends over an edge one chunk at a time,
+  //   and posts the next aggregation's transfers only once its own part of this one has ended. Their routes' narrowest
+  //   bandwidths summed (NCCL's trees across a non-blocking fat tree's leaves: few tree edges cross a leaf's uplink).
+  // - Every transfer crossing it crossed its feeder first, whose own bandwidth bounds all that crosses it: the distinct
+  //   feeders' bandwidths summed (the NICs of a leaf's nodes, whose sum is a non-blocking leaf uplink's bandwidth,
+  //   however many tree edges cross it: dbtree's heaps).
+  // - The same with the drains, the links every transfer crosses after it (the way down into a leaf).
+  auto sum_distinct = [](Links& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    double sum = 0;
+    for (const auto& link : v)
+      sum += link.second;
+    return sum;
+  };
+  for (Crossing& l : links) {
     if (l.common[0] == -2 || l.common[0] >= 0 || l.common[1] >= 0)
       continue; // no transfer, or one member's own
     // Relative 1e-12: a capacity computed as the sum of the links it serves (a fat tree's uplink) may round below it.
-    if (l.capacity < l.sum_fastest * (1 - 1e-12))
+    auto carries = [&l](double load) { return l.capacity >= load * (1 - 1e-12); };
+    if (!carries(l.sum_fastest) && (l.unfed || !carries(sum_distinct(l.feeders))) &&
+        (l.undrained || !carries(sum_distinct(l.drains))))
       return false;
   }
   return CommWorld::fluid_exact(routes);
