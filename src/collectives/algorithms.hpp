@@ -199,6 +199,10 @@ bool trees_links_owned(const TreeFlows& trees);
 /** @brief ddlsim's own network over the links of a group's trees, kept between aggregations (computed_trees_plan). */
 struct ComputedTrees {
   analytical::FluidNetwork fluid;
+  /** Each edge's route in each direction, [(j * members + child) * 2 + up] as computed_trees_plan's edges: the
+   *  shared links its transfers share in `fluid`, links[first[e], first[e + 1]) (those that limit none left out). */
+  std::vector<std::uint32_t> links;
+  std::vector<std::uint32_t> first;
 };
 ComputedTrees computed_trees_of(const TreeFlows& trees);
 /** @brief The pipelined trees at message level (each member runs every tree at once, as TreeAllreduce::allreduce per

@@ -10,13 +10,20 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <queue>
 #include <tuple>
 #include <vector>
 
 namespace ddlsim::collectives {
 
-bool trees_links_owned(const TreeFlows& t)
+namespace {
+
+/** The links of the trees' routes (`t`) that transfers of different members cross but that no set of the trees'
+ *  transfers can load past their bandwidth (they limit none); nullopt where a shared link is neither that nor one
+ *  member's own (crossed only by transfers with one member in common), a route is missing, or ddlsim's network would
+ *  not compute the routes as SimGrid does (CommWorld::fluid_exact). */
+std::optional<std::vector<std::uint32_t>> links_limiting_none(const TreeFlows& t)
 {
   // Per link: the members every transfer crossing it so far has (at most two: the first one's ends; -1: none left),
   // the sum of the narrowest bandwidths of the routes crossing it (one per tree, edge and direction), each such
@@ -40,7 +47,7 @@ bool trees_links_owned(const TreeFlows& t)
       const int child = static_cast<int>(c);
       for (const CommWorld::Route* route : t.routes[j][c]) {
         if (route == nullptr)
-          return false;
+          return std::nullopt;
         routes.push_back(route);
         const std::size_t n = route->shared_ids.size();
         for (std::size_t k = 0; k < n; ++k) {
@@ -88,28 +95,59 @@ bool trees_links_owned(const TreeFlows& t)
       sum += link.second;
     return sum;
   };
-  for (Crossing& l : links) {
+  std::vector<std::uint32_t> none;
+  for (std::uint32_t id = 0; id < links.size(); ++id) {
+    Crossing& l = links[id];
     if (l.common[0] == -2 || l.common[0] >= 0 || l.common[1] >= 0)
       continue; // no transfer, or one member's own
     // Relative 1e-12: a capacity computed as the sum of the links it serves (a fat tree's uplink) may round below it.
     auto carries = [&l](double load) { return l.capacity >= load * (1 - 1e-12); };
     if (!carries(l.sum_fastest) && (l.unfed || !carries(sum_distinct(l.feeders))) &&
         (l.undrained || !carries(sum_distinct(l.drains))))
-      return false;
+      return std::nullopt;
+    none.push_back(id);
   }
-  return CommWorld::fluid_exact(routes);
+  if (!CommWorld::fluid_exact(routes))
+    return std::nullopt;
+  return none;
+}
+
+} // namespace
+
+bool trees_links_owned(const TreeFlows& t)
+{
+  return links_limiting_none(t).has_value();
 }
 
 ComputedTrees computed_trees_of(const TreeFlows& t)
 {
+  // A link that limits no transfer (links_limiting_none) is left out of the flows: their max-min shares are the same
+  // without it, and it would join every flow across it into one component to solve again at each event (a fat tree's
+  // leaf uplinks join all the leaves).
   ComputedTrees c;
   c.fluid.solve_by_components(true);
+  std::vector<char> left_out;
+  if (const auto none = links_limiting_none(t))
+    for (const std::uint32_t id : *none) {
+      if (id >= left_out.size())
+        left_out.resize(id + 1, 0);
+      left_out[id] = 1;
+    }
+  c.first.push_back(0);
   for (const auto& tree : t.routes)
-    for (const auto& up_down : tree)
-      for (const CommWorld::Route* r : up_down)
-        if (r != nullptr)
-          for (std::size_t k = 0; k < r->shared_ids.size(); ++k)
-            c.fluid.set_capacity(r->shared_ids[k], r->shared_bandwidth[k]);
+    for (const auto& up_down : tree) {
+      for (const bool up : {false, true}) { // edge e's direction: e % 2 == 1 up (routes[.][.][0]), 0 down ([1])
+        if (const CommWorld::Route* r = up_down[up ? 0 : 1])
+          for (std::size_t k = 0; k < r->shared_ids.size(); ++k) {
+            const std::uint32_t id = r->shared_ids[k];
+            if (id < left_out.size() && left_out[id] != 0)
+              continue;
+            c.links.push_back(id);
+            c.fluid.set_capacity(id, r->shared_bandwidth[k]);
+          }
+        c.first.push_back(static_cast<std::uint32_t>(c.links.size()));
+      }
+    }
   return c;
 }
 
@@ -131,6 +169,8 @@ void computed_trees_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t
   if (times == nullptr || times->starts.size() != members)
     throw Error("internal: the computed trees need every member's start");
   const std::size_t trees = t.trees.size();
+  if (net.first.size() != trees * members * 2 + 1)
+    throw Error("internal: the computed trees' network is not of these trees (computed_trees_of)");
   std::vector<std::uint64_t> chunks(trees);
   for (std::size_t j = 0; j < trees; ++j)
     chunks[j] = analytical::pipeline_chunks(bytes[j], pipeline_chunk_bytes(chunks_of, o, bytes[j]));
@@ -166,7 +206,8 @@ void computed_trees_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t
     const bool up = e % 2 == 1;
     const CommWorld::Route& r = *t.routes[j][child][up ? 0 : 1];
     const double size = double(size_of(j, x.chunk));
-    spec.links = r.shared_ids;
+    spec.links.data = net.links.data() + net.first[e];
+    spec.links.size = net.first[e + 1] - net.first[e];
     set_cm02(spec, o.stack, r.latency_s, r.bandwidth, size, size);
     spec.tag = e + 1;
     const std::size_t id = fluid.start(now, spec);
