@@ -200,9 +200,15 @@ bool trees_links_owned(const TreeFlows& trees);
 struct ComputedTrees {
   analytical::FluidNetwork fluid;
   /** Each edge's route in each direction, [(j * members + child) * 2 + up] as computed_trees_plan's edges: the
-   *  shared links its transfers share in `fluid`, links[first[e], first[e + 1]) (those that limit none left out). */
+   *  shared links its transfers share in `fluid`, links[first[e], first[e + 1]) (those that limit none left out),
+   *  and its latency and narrowest bandwidth (here, not read from routes strewn over memory at every transfer). */
   std::vector<std::uint32_t> links;
   std::vector<std::uint32_t> first;
+  struct Hop {
+    double latency_s = 0;
+    double bandwidth = 0;
+  };
+  std::vector<Hop> hops;
 };
 ComputedTrees computed_trees_of(const TreeFlows& trees);
 /** @brief The pipelined trees at message level (each member runs every tree at once, as TreeAllreduce::allreduce per

@@ -137,7 +137,9 @@ ComputedTrees computed_trees_of(const TreeFlows& t)
   for (const auto& tree : t.routes)
     for (const auto& up_down : tree) {
       for (const bool up : {false, true}) { // edge e's direction: e % 2 == 1 up (routes[.][.][0]), 0 down ([1])
-        if (const CommWorld::Route* r = up_down[up ? 0 : 1])
+        const CommWorld::Route* r = up_down[up ? 0 : 1];
+        c.hops.push_back(r != nullptr ? ComputedTrees::Hop{r->latency_s, r->bandwidth} : ComputedTrees::Hop{});
+        if (r != nullptr)
           for (std::size_t k = 0; k < r->shared_ids.size(); ++k) {
             const std::uint32_t id = r->shared_ids[k];
             if (id < left_out.size() && left_out[id] != 0)
@@ -202,13 +204,11 @@ void computed_trees_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t
     Edge& x = edges[e];
     if (!x.sent || !x.asked)
       return;
-    const std::size_t j = e / 2 / members, child = e / 2 % members;
-    const bool up = e % 2 == 1;
-    const CommWorld::Route& r = *t.routes[j][child][up ? 0 : 1];
+    const std::size_t j = e / 2 / members;
     const double size = double(size_of(j, x.chunk));
     spec.links.data = net.links.data() + net.first[e];
     spec.links.size = net.first[e + 1] - net.first[e];
-    set_cm02(spec, o.stack, r.latency_s, r.bandwidth, size, size);
+    set_cm02(spec, o.stack, net.hops[e].latency_s, net.hops[e].bandwidth, size, size);
     spec.tag = e + 1;
     const std::size_t id = fluid.start(now, spec);
     world.note_computed(1);
