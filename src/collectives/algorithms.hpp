@@ -196,6 +196,14 @@ bool tree_links_private(const TreeFlows& trees);
  *  narrowest bandwidth: it limits none, as a non-blocking fat tree's leaf uplink crossed by NCCL's trees), and
  *  ddlsim's own network computes the routes as SimGrid does (CommWorld::fluid_exact). */
 bool trees_links_owned(const TreeFlows& trees);
+/** @brief What trees_links_owned finds of the trees' shared links. */
+struct TreeLinks {
+  bool exact = false; ///< trees_links_owned
+  /** Where exact: links that limit no transfer by a bound that holds without them too (the count, or feeders or drains
+   *  that are all one member's own), left out of the computed trees' network (computed_trees_of). */
+  std::vector<std::uint32_t> left_out;
+};
+TreeLinks tree_links(const TreeFlows& trees);
 /** @brief ddlsim's own network over the links of a group's trees, kept between aggregations (computed_trees_plan). */
 struct ComputedTrees {
   analytical::FluidNetwork fluid;

@@ -10,21 +10,15 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <optional>
 #include <queue>
 #include <tuple>
 #include <vector>
 
 namespace ddlsim::collectives {
 
-namespace {
-
-/** The links of the trees' routes (`t`) that transfers of different members cross but that no set of the trees'
- *  transfers can load past their bandwidth (they limit none); nullopt where a shared link is neither that nor one
- *  member's own (crossed only by transfers with one member in common), a route is missing, or ddlsim's network would
- *  not compute the routes as SimGrid does (CommWorld::fluid_exact). */
-std::optional<std::vector<std::uint32_t>> links_limiting_none(const TreeFlows& t)
+TreeLinks tree_links(const TreeFlows& t)
 {
+  TreeLinks out;
   // Per link: the members every transfer crossing it so far has (at most two: the first one's ends; -1: none left),
   // the sum of the narrowest bandwidths of the routes crossing it (one per tree, edge and direction), each such
   // route's narrowest shared link before it and after it (its feeder and its drain: id, bandwidth; `unfed`,
@@ -47,7 +41,7 @@ std::optional<std::vector<std::uint32_t>> links_limiting_none(const TreeFlows& t
       const int child = static_cast<int>(c);
       for (const CommWorld::Route* route : t.routes[j][c]) {
         if (route == nullptr)
-          return std::nullopt;
+          return out;
         routes.push_back(route);
         const std::size_t n = route->shared_ids.size();
         for (std::size_t k = 0; k < n; ++k) {
@@ -95,44 +89,53 @@ std::optional<std::vector<std::uint32_t>> links_limiting_none(const TreeFlows& t
       sum += link.second;
     return sum;
   };
-  std::vector<std::uint32_t> none;
+  // Left out of the computed network: a link whose bound holds there too. The count does (each flow keeps its route's
+  // narrowest bandwidth as its bound); feeders and drains do where they are all links that stay, one member's own
+  // (two links bounded only by each other, each the other's feeder or drain, are both exact and both needed).
+  auto owned = [&links](std::uint32_t id) { return links[id].common[0] >= 0 || links[id].common[1] >= 0; };
+  auto all_owned = [&owned](const Links& v) {
+    return std::all_of(v.begin(), v.end(), [&owned](const auto& link) { return owned(link.first); });
+  };
   for (std::uint32_t id = 0; id < links.size(); ++id) {
     Crossing& l = links[id];
-    if (l.common[0] == -2 || l.common[0] >= 0 || l.common[1] >= 0)
+    if (l.common[0] == -2 || owned(id))
       continue; // no transfer, or one member's own
     // Relative 1e-12: a capacity computed as the sum of the links it serves (a fat tree's uplink) may round below it.
     auto carries = [&l](double load) { return l.capacity >= load * (1 - 1e-12); };
-    if (!carries(l.sum_fastest) && (l.unfed || !carries(sum_distinct(l.feeders))) &&
-        (l.undrained || !carries(sum_distinct(l.drains))))
-      return std::nullopt;
-    none.push_back(id);
+    const bool by_count = carries(l.sum_fastest);
+    const bool by_feeders = !l.unfed && carries(sum_distinct(l.feeders));
+    const bool by_drains = !l.undrained && carries(sum_distinct(l.drains));
+    if (!by_count && !by_feeders && !by_drains)
+      return out;
+    if (by_count || (by_feeders && all_owned(l.feeders)) || (by_drains && all_owned(l.drains)))
+      out.left_out.push_back(id);
   }
-  if (!CommWorld::fluid_exact(routes))
-    return std::nullopt;
-  return none;
+  if (!CommWorld::fluid_exact(routes)) {
+    out.left_out.clear();
+    return out;
+  }
+  out.exact = true;
+  return out;
 }
-
-} // namespace
 
 bool trees_links_owned(const TreeFlows& t)
 {
-  return links_limiting_none(t).has_value();
+  return tree_links(t).exact;
 }
 
 ComputedTrees computed_trees_of(const TreeFlows& t)
 {
-  // A link that limits no transfer (links_limiting_none) is left out of the flows: their max-min shares are the same
+  // A link that limits no transfer (tree_links) is left out of the flows: their max-min shares are the same
   // without it, and it would join every flow across it into one component to solve again at each event (a fat tree's
   // leaf uplinks join all the leaves).
   ComputedTrees c;
   c.fluid.solve_by_components(true);
   std::vector<char> left_out;
-  if (const auto none = links_limiting_none(t))
-    for (const std::uint32_t id : *none) {
-      if (id >= left_out.size())
-        left_out.resize(id + 1, 0);
-      left_out[id] = 1;
-    }
+  for (const std::uint32_t id : tree_links(t).left_out) {
+    if (id >= left_out.size())
+      left_out.resize(id + 1, 0);
+    left_out[id] = 1;
+  }
   c.first.push_back(0);
   for (const auto& tree : t.routes)
     for (const auto& up_down : tree) {

@@ -84,12 +84,21 @@ bool owned(const std::vector<std::pair<int, int>>& x, double x_bytes_per_s,
   return collectives::trees_links_owned(t.flows);
 }
 
+/** The links tree_links leaves out of the computed network for these routes. */
+std::vector<std::uint32_t> left_out(const std::vector<std::pair<int, int>>& x, double x_bytes_per_s)
+{
+  Trees t;
+  build(t, x, x_bytes_per_s);
+  return collectives::tree_links(t.flows).left_out;
+}
+
 } // namespace
 
 TEST_CASE("trees_links_owned: a link of one member's edges qualifies whatever its bandwidth")
 {
   // 3 -> 1, 1 -> 3 and 4 -> 1 cross X: member 1 is in every one, and takes part in one aggregation at a time.
   CHECK(owned({{3, 1}, {1, 3}, {4, 1}}, 0.01 * kB));
+  CHECK(left_out({{3, 1}, {1, 3}, {4, 1}}, 0.01 * kB).empty()); // it limits them: it stays
   // 2 -> 0 too: no member in common, and X (0.01 B) narrower than any transfer.
   CHECK_FALSE(owned({{3, 1}, {1, 3}, {4, 1}, {2, 0}}, 0.01 * kB));
 }
@@ -110,6 +119,9 @@ TEST_CASE("trees_links_owned: a shared link qualifies where the transfers that m
   };
   CHECK(wide({{3, 1}, {2, 0}}, 2 * kB));
   CHECK_FALSE(wide({{3, 1}, {2, 0}}, 1.99 * kB));
+  Trees t; // the bound holds without X too (each flow keeps its own): X is left out of the computed network
+  build(t, {{3, 1}, {2, 0}}, 2 * kB, {}, {}, kB);
+  CHECK(collectives::tree_links(t.flows).left_out == std::vector<std::uint32_t>{kX});
 }
 
 TEST_CASE("trees_links_owned: a shared link qualifies where the links before it, or after it, bound its load")
@@ -121,6 +133,33 @@ TEST_CASE("trees_links_owned: a shared link qualifies where the links before it,
   // Down: 1 -> 3, 1 -> 4 and 0 -> 2: fed by 1's and 0's up links (2 B), drained into three (3 B): by its feeders.
   CHECK(owned({{1, 3}, {1, 4}, {0, 2}}, 2 * kB));
   CHECK_FALSE(owned({{1, 3}, {1, 4}, {0, 2}}, 1.99 * kB));
+  // The feeders and drains here are members' own links, which stay in the computed network: X may go.
+  CHECK(left_out({{3, 1}, {4, 1}, {2, 0}}, 2 * kB) == std::vector<std::uint32_t>{kX});
+  CHECK(left_out({{1, 3}, {1, 4}, {0, 2}}, 2 * kB) == std::vector<std::uint32_t>{kX});
+}
+
+TEST_CASE("tree_links: two shared links bounded only by each other are exact, but both stay in the computed network")
+{
+  // 3 -> 1 and 2 -> 0 cross Y (id 11, 2 B) and then X (2 B); every member's own link is 3 B wide. Each transfer's
+  // narrowest link before X is Y, after Y is X: X's feeders (Y: 2 B) bound X, Y's drains (X: 2 B) bound Y, and in the
+  // full network both hold, so the form is exact. Without Y, X would no longer be bounded by it (nor Y without X):
+  // two flows of 2 B each would load the one left to 4 B. So neither is left out.
+  Trees t;
+  build(t, {{3, 1}, {2, 0}}, 2 * kB);
+  for (auto& [ends, r] : t.routes) {
+    for (std::size_t k = 0; k < r.shared_ids.size(); ++k)
+      if (r.shared_ids[k] != kX)
+        r.shared_bandwidth[k] = 3 * kB;
+    if (ends == std::make_pair(3, 1) || ends == std::make_pair(2, 0)) {
+      r.shared.insert(r.shared.begin() + 1, nullptr);
+      r.shared_ids.insert(r.shared_ids.begin() + 1, kX + 1);
+      r.shared_bandwidth.insert(r.shared_bandwidth.begin() + 1, 2 * kB);
+    }
+    r.bandwidth = *std::min_element(r.shared_bandwidth.begin(), r.shared_bandwidth.end());
+  }
+  const collectives::TreeLinks links = collectives::tree_links(t.flows);
+  CHECK(links.exact);
+  CHECK(links.left_out.empty());
 }
 
 TEST_CASE("trees_links_owned: a route that starts or ends on the shared link leaves it unbounded on that side")
