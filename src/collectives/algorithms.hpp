@@ -191,10 +191,12 @@ bool tree_links_private(const TreeFlows& trees);
 
 /** @brief True when every link that the trees' transfers (`trees`, up and down) share is crossed only by transfers with
  *  one member in common (its owner's: a member takes part in one aggregation at a time, so no link carries two
- *  aggregations' transfers at once, and one aggregation computed alone is the message level) or carries all the
- *  transfers that may cross it at once at their rates alone (one per tree, edge and direction, each at its route's
- *  narrowest bandwidth: it limits none, as a non-blocking fat tree's leaf uplink crossed by NCCL's trees), and
- *  ddlsim's own network computes the routes as SimGrid does (CommWorld::fluid_exact). */
+ *  aggregations' transfers at once, and one aggregation computed alone is the message level) or can be loaded past
+ *  its bandwidth by no set of them, so that it limits none: by a count (one transfer per tree, edge and direction, each
+ *  at its route's narrowest bandwidth: NCCL's trees across a non-blocking fat tree's leaf uplinks), or by the summed
+ *  bandwidths of the narrowest links its transfers cross before it or after it (a leaf's NICs, whose sum is its
+ *  non-blocking uplink's bandwidth: dbtree's heaps); and ddlsim's own network computes the routes as SimGrid does
+ *  (CommWorld::fluid_exact). tree_links says which. */
 bool trees_links_owned(const TreeFlows& trees);
 /** @brief What trees_links_owned finds of the trees' shared links. */
 struct TreeLinks {

@@ -170,22 +170,20 @@ void LinkLog::add_span(std::uint32_t id, const sg4::Link* link, std::uint64_t by
 void LinkLog::keep(Entry& l, double start, double end, int staying) const
 {
   if (l.ordered && (l.spans.empty() || start > l.last_end_s)) {
-    const bool clear_of_open = l.open_s[staying] > l.close_s[staying] || l.open_s[staying] > end;
-    if (end < floor_ && clear_of_open) { // it and every stored span: fold() would take them all, in this order
+    // What ends before the floor, while the open span starts after it, no later span can reach: fold() would take it,
+    // in this order. The stored spans first (they then stay few, not up to compact_at: with a link each at thousands
+    // of ranks, cycling through a kilobyte-sized vector per link missed the cache), then this one.
+    auto clear_of_open = [&l, staying](double t) {
+      return l.open_s[staying] > l.close_s[staying] || l.open_s[staying] > t;
+    };
+    if (!l.spans.empty() && l.last_end_s < floor_ && clear_of_open(l.last_end_s)) {
       for (const auto& [s, e] : l.spans)
         l.folded_s += e - s;
       l.spans.clear();
+    }
+    if (end < floor_ && clear_of_open(end)) {
       l.folded_s += end - start;
       return;
-    }
-    // Else every stored span alone, when they all end before the floor and the open one starts after them: no later
-    // span can reach them, and fold() would take them, in this order. (The spans then stay few, not up to compact_at:
-    // with a link each at thousands of ranks, cycling through a kilobyte-sized vector per link missed the cache.)
-    if (!l.spans.empty() && l.last_end_s < floor_ &&
-        (l.open_s[staying] > l.close_s[staying] || l.open_s[staying] > l.last_end_s)) {
-      for (const auto& [s, e] : l.spans)
-        l.folded_s += e - s;
-      l.spans.clear();
     }
   } else {
     l.ordered = false;

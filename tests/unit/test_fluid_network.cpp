@@ -15,6 +15,16 @@ using Net = analytical::FluidNetwork;
 
 namespace {
 
+/** `links` links of 1e9 B/s (numbers 0 to links - 1), solved by components or as one set. */
+Net gigabyte_links(std::uint32_t links, bool by_components)
+{
+  Net net;
+  net.solve_by_components(by_components);
+  for (std::uint32_t l = 0; l < links; ++l)
+    net.set_capacity(l, 1e9);
+  return net;
+}
+
 Net::FlowSpec spec(std::vector<std::uint32_t> links, double work, double latency_s = 0, double penalty = 1,
                    double bound = 0, std::uint64_t tag = 0)
 {
@@ -321,10 +331,7 @@ TEST_CASE("fluid network: solved by components, each component's shares are foun
   // 5. By components, round 1 fills {1, 2} (a flow alone takes its share without a fill), rounds 2 and 3 nothing (each
   // component found computed); as one set, every round's set is new.
   for (const bool components : {true, false}) {
-    Net net;
-    net.solve_by_components(components);
-    for (std::uint32_t l = 0; l < 3; ++l)
-      net.set_capacity(l, 1e9);
+    Net net = gigabyte_links(3, components);
     std::vector<std::size_t> fills;
     for (const auto& round : std::vector<std::vector<std::uint64_t>>{{1, 2, 4}, {1, 2, 4, 5}, {1, 2, 5}}) {
       const double t = net.now();
@@ -356,9 +363,7 @@ TEST_CASE("fluid network: a flow's end frees its link for the others though its 
   // flow over no link capped at 1e9 B/s, takes its slot before the shares are solved again. B then has the link
   // alone: its 2e3 B left end at 4 us (at 6 us if A's link were not solved again); C ends at 3 us.
   for (const bool components : {true, false}) {
-    Net net;
-    net.solve_by_components(components);
-    net.set_capacity(0, 1e9);
+    Net net = gigabyte_links(1, components);
     const auto a = net.start(0, spec({0}, 1e3));
     const auto b = net.start(0, spec({0}, 3e3));
     CHECK(net.next_event() == Approx(2e-6).epsilon(1e-12));
@@ -381,10 +386,7 @@ TEST_CASE("fluid network: by components, only the component a flow joins or leav
   // their end leaves link 1 empty (nothing to fill): 2 fills, where solving every component at each event would
   // fill {A, A'} again twice (4). As one set: {A, A'}, {A, A', B, C}, {A, A'} (3).
   for (const bool components : {true, false}) {
-    Net net;
-    net.solve_by_components(components);
-    net.set_capacity(0, 1e9);
-    net.set_capacity(1, 1e9);
+    Net net = gigabyte_links(2, components);
     const auto a = net.start(0, spec({0}, 4e3));
     const auto a2 = net.start(0, spec({0}, 4e3));
     CHECK(net.next_event() == Approx(8e-6).epsilon(1e-12));
@@ -431,10 +433,7 @@ TEST_CASE("fluid network: flows that end at one step are listed in the order the
   // takes A's slot on link 2. Both carry 1e3 B alone and end together at 2 us: B first (started first), though C's slot
   // is the lower one (the heap's order).
   for (const bool components : {true, false}) {
-    Net net;
-    net.solve_by_components(components);
-    for (std::uint32_t l = 0; l < 3; ++l)
-      net.set_capacity(l, 1e9);
+    Net net = gigabyte_links(3, components);
     const auto a = net.start(0, spec({0}, 1e3));
     REQUIRE(net.step(net.next_event()));
     const auto b = net.start(net.now(), spec({1}, 1e3));
