@@ -151,9 +151,8 @@ void FluidNetwork::begin_sharing(std::size_t id)
     }
     if (f.links.empty())
       alone_.push_back(id);
-    else // a loop: a range insert of a few ids cost 3 % of a run's instructions (docs/performance.md)
-      for (const std::uint32_t link : f.links)
-        changed_links_.push_back(link);
+    else
+      note_changed(f);
   }
   stale_ = true;
 }
@@ -180,10 +179,15 @@ void FluidNetwork::finish(std::size_t id, double e)
       on.pop_back();
     }
     // Its links, not its id: a caller may release it and start another in its slot before the next solve.
-    for (const std::uint32_t link : f.links)
-      changed_links_.push_back(link);
+    note_changed(f);
   }
   stale_ = true;
+}
+
+void FluidNetwork::note_changed(const Flow& f)
+{
+  for (const std::uint32_t link : f.links) // a loop: a range insert of a few ids cost 3 % of a run's instructions
+    changed_links_.push_back(link);
 }
 
 void FluidNetwork::release(std::size_t id)
@@ -218,7 +222,7 @@ double FluidNetwork::next_event()
   double next = events_.empty() ? std::numeric_limits<double>::infinity() : events_.front().first;
   if (!by_components_)
     for (const auto& [id, order] : live_)
-      if (flows_[id].order == order && flows_[id].state == State::Sharing)
+      if (sharing(id, order))
         next = std::min(next, flows_[id].due);
   next = std::min(next, waiting_.earliest([this](std::size_t id) { return flows_[id].shares_at; }));
   return next;
@@ -271,7 +275,7 @@ void FluidNetwork::happen(double e)
       until, [this](std::size_t id) { return flows_[id].shares_at; }, latency_ends);
   if (!by_components_) // the ends, found by a scan (resolve)
     for (const auto& [id, order] : live_)
-      if (flows_[id].order == order && flows_[id].state == State::Sharing && flows_[id].due <= until)
+      if (sharing(id, order) && flows_[id].due <= until)
         finish(id, e);
   while (!events_.empty() && events_.front().first <= until) {
     const std::size_t id = events_.front().second;

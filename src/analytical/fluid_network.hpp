@@ -177,6 +177,8 @@ private:
   void begin_sharing(std::size_t id);
   /** Flow `id` is done at time e. */
   void finish(std::size_t id, double e);
+  /** By components: the links of `f`, which began or stopped sharing, noted for the next solve (changed_links_). */
+  void note_changed(const Flow& f);
   /** The shares of the flows whose sets changed since the last solve: every component touched (by components), or
    *  the whole set in flight; a flow whose rate changes brings its work up to now and gets its new end. */
   void solve();
@@ -247,6 +249,11 @@ private:
   std::vector<std::size_t> alone_;
   /// Whole sets: the flows started, (id, order), in order; entries of flows done since are dropped at the next solve.
   std::vector<std::pair<std::size_t, std::uint64_t>> live_;
+  /// A live_ entry whose flow is still that one (not a later flow in its slot) and sharing.
+  bool sharing(std::size_t id, std::uint64_t order) const
+  {
+    return flows_[id].order == order && flows_[id].state == State::Sharing;
+  }
   std::size_t in_flight_ = 0;         ///< flows waiting or sharing
   std::uint64_t started_ = 0;         ///< flows started so far (their order)
   std::vector<std::size_t> finished_; ///< advance()'s

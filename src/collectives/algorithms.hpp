@@ -220,7 +220,8 @@ struct ComputedTrees {
   };
   std::vector<Hop> hops;
 };
-ComputedTrees computed_trees_of(const TreeFlows& trees);
+/** The computed trees' network over `trees`, without the links `links` (tree_links of these trees) leaves out. */
+ComputedTrees computed_trees_of(const TreeFlows& trees, const TreeLinks& links);
 /** @brief The pipelined trees at message level (each member runs every tree at once, as TreeAllreduce::allreduce per
  *  tree), computed transfer by transfer in `net` from each member's start (Group::member_times), which receives each
  *  member's end; every transfer reported. The message level where trees_links_owned holds, in a solo world. */

@@ -452,9 +452,9 @@ enum CacheKey : int {
   kNcclTreeGroupsKey,
   kTreeExactKey,
   kRdBlocksKey,
-  kDbtreeOwnedKey,
+  kDbtreeLinksKey,
   kDbtreeComputedKey,
-  kNcclTreeOwnedKey,
+  kNcclTreeLinksKey,
   kNcclTreeComputedKey
 };
 

@@ -123,7 +123,7 @@ bool trees_links_owned(const TreeFlows& t)
   return tree_links(t).exact;
 }
 
-ComputedTrees computed_trees_of(const TreeFlows& t)
+ComputedTrees computed_trees_of(const TreeFlows& t, const TreeLinks& found)
 {
   // A link that limits no transfer (tree_links) is left out of the flows: their max-min shares are the same
   // without it, and it would join every flow across it into one component to solve again at each event (a fat tree's
@@ -131,7 +131,7 @@ ComputedTrees computed_trees_of(const TreeFlows& t)
   ComputedTrees c;
   c.fluid.solve_by_components(true);
   std::vector<char> left_out;
-  for (const std::uint32_t id : tree_links(t).left_out) {
+  for (const std::uint32_t id : found.left_out) {
     if (id >= left_out.size())
       left_out.resize(id + 1, 0);
     left_out[id] = 1;

@@ -60,6 +60,12 @@ TreeFlows& double_tree_flows(Group& g)
     return tree_flows_of(g, {std::move(first), std::move(second)});
   });
 }
+
+/** What the two trees' transfers make of their shared links (tree_links), found once per group. */
+const TreeLinks& double_tree_links(Group& g)
+{
+  return g.cached_object<TreeLinks>(kDbtreeLinksKey, [&g] { return tree_links(double_tree_flows(g)); });
+}
 } // namespace
 
 bool member_timed_dbtree(Group& g)
@@ -67,8 +73,7 @@ bool member_timed_dbtree(Group& g)
   // Under Fidelity::Auto only: --fidelity flow keeps the lock-step model (tree_flow_plan), as --per-rank-actors runs
   // it.
   return g.options().fidelity == Fidelity::Auto && g.member_timed() && !g.mixed() && g.world().solo() && g.size() > 1 &&
-         flow_form_allowed(AlgorithmId::Dbtree, g.options()) &&
-         g.cached(kDbtreeOwnedKey, [&g] { return trees_links_owned(double_tree_flows(g)) ? 1.0 : 0.0; }) > 0;
+         flow_form_allowed(AlgorithmId::Dbtree, g.options()) && double_tree_links(g).exact;
 }
 
 bool DoubleBinaryTree::flow_plan(Group& g, std::uint64_t bytes) const
@@ -78,8 +83,9 @@ bool DoubleBinaryTree::flow_plan(Group& g, std::uint64_t bytes) const
     // Member-timed on links each its member's own: the message level, computed
     g.world().note_exact_form(AlgorithmId::Dbtree); // exact_flow_form said so (drivable), or hier's leaders
     TreeFlows& t = double_tree_flows(g);
-    computed_trees_plan(g, t, halves,
-                        g.cached_object<ComputedTrees>(kDbtreeComputedKey, [&t] { return computed_trees_of(t); }));
+    computed_trees_plan(g, t, halves, g.cached_object<ComputedTrees>(kDbtreeComputedKey, [&] {
+      return computed_trees_of(t, double_tree_links(g));
+    }));
     return true;
   }
   tree_flow_plan(g, double_tree_flows(g), halves, AlgorithmId::Dbtree);

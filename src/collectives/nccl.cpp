@@ -185,6 +185,13 @@ TreeFlows& nccl_tree_flows(Group& g, const NcclShape& shape)
     return tree_flows_of(g, {shape.trees[0], shape.trees[1]});
   });
 }
+
+/** What NCCL's two trees' transfers make of their shared links (tree_links), found once per group. */
+const TreeLinks& nccl_tree_links(Group& g)
+{
+  return g.cached_object<TreeLinks>(
+      kNcclTreeLinksKey, [&g] { return tree_links(nccl_tree_flows(g, nccl_shape(g.world(), g.members()))); });
+}
 } // namespace
 
 bool NcclTree::computed(Group& g)
@@ -192,9 +199,7 @@ bool NcclTree::computed(Group& g)
   // Under Fidelity::Auto only: --fidelity flow keeps the lock-step model (tree_flow_plan), as --per-rank-actors runs
   // it.
   return g.options().fidelity == Fidelity::Auto && g.member_timed() && !g.mixed() && g.world().solo() && g.size() > 1 &&
-         flow_form_allowed(AlgorithmId::NcclTree, g.options()) && g.cached(kNcclTreeOwnedKey, [&g] {
-           return trees_links_owned(nccl_tree_flows(g, nccl_shape(g.world(), g.members()))) ? 1.0 : 0.0;
-         }) > 0;
+         flow_form_allowed(AlgorithmId::NcclTree, g.options()) && nccl_tree_links(g).exact;
 }
 
 void NcclTree::tree_plan(Group& g, std::uint64_t bytes, const NcclShape& shape)
@@ -203,9 +208,10 @@ void NcclTree::tree_plan(Group& g, std::uint64_t bytes, const NcclShape& shape)
   if (g.member_times() != nullptr && computed(g)) { // member-timed on links each its member's own: the message level
     g.world().note_exact_form(AlgorithmId::NcclTree);
     TreeFlows& t = nccl_tree_flows(g, shape);
-    computed_trees_plan(g, t, halves,
-                        g.cached_object<ComputedTrees>(kNcclTreeComputedKey, [&t] { return computed_trees_of(t); }),
-                        AlgorithmId::NcclTree);
+    computed_trees_plan(
+        g, t, halves,
+        g.cached_object<ComputedTrees>(kNcclTreeComputedKey, [&] { return computed_trees_of(t, nccl_tree_links(g)); }),
+        AlgorithmId::NcclTree);
     return;
   }
   tree_flow_plan(g, nccl_tree_flows(g, shape), halves, AlgorithmId::NcclTree);
