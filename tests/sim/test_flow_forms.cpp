@@ -1971,3 +1971,31 @@ TEST_CASE("mirrored lanes refuse plans they were not told of (other sizes, other
                                                 "phase declared (CommWorld::set_mirror)"));
   CHECK(world.flows_posted() == 0);
 }
+
+TEST_CASE("the computed trees refuse a network computed for other trees")
+{
+  // The computed trees' network (computed_trees_of) holds each edge's links by the edge's index in its trees; one made
+  // for one tree over 4 members has 4 x 2 edges, the plan of two trees over them needs 8 x 2: an internal error, not
+  // links read past the end of the network's arrays.
+  test::ProbeEngine engine(test::write_star_platform(star(4)));
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  sg4::Actor::create("controller", hosts[0], [&] {
+    collectives::CommWorld world(hosts, {0, 1, 2, 3}, costly(), "guard");
+    world.set_solo(true);
+    collectives::Group group(world);
+    group.set_member_timed(true);
+    collectives::TreeFlows one = collectives::tree_flows_of(group, {analytical::binary_heap(4)});
+    collectives::TreeFlows two =
+        collectives::tree_flows_of(group, {analytical::binary_heap(4), analytical::binary_heap(4)});
+    collectives::ComputedTrees net = collectives::computed_trees_of(one, collectives::tree_links(one));
+    collectives::Group::MemberTimes times;
+    times.starts.assign(4, sg4::Engine::get_clock());
+    group.set_member_times(&times);
+    CHECK_THROWS_WITH(collectives::computed_trees_plan(group, two, {1024, 1024}, net),
+                      Catch::Contains("the computed trees' network is not of these trees"));
+    group.set_member_times(nullptr);
+  });
+  engine.engine().run();
+}
