@@ -476,9 +476,17 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
   link_slot_.resize(capacity_.size(), 0);
   fixed_.resize(flows_.size(), 0);
   links_.clear();
+  bounds_.clear();
   for (std::size_t id : sharing) { // the links the sharing flows cross, each with its count of them
     Flow& f = flows_[id];
     f.rate = std::numeric_limits<double>::infinity();
+    // A flow's own bound limits it only where no link it crosses is as narrow: a link's level never exceeds its
+    // capacity times the penalty of a flow still on it, and a link's entry comes first at an equal level.
+    bool capped = false;
+    for (std::uint32_t l : f.links)
+      capped = capped || capacity_[l] <= f.bound;
+    if (f.bound > 0 && !capped)
+      bounds_.emplace_back(f.bound * f.penalty, id);
     for (std::uint32_t l : f.links) {
       if (link_stamp_[l] != stamp_) {
         link_stamp_[l] = stamp_;
@@ -501,16 +509,53 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
   for (std::size_t id : sharing)
     for (std::uint32_t l : flows_[id].links)
       link_flows_[links_[link_slot_[l]].filled++] = id;
-  heap_.clear();
-  auto push = [this](const Entry& e) {
-    heap_.push_back(e);
-    std::push_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+  // The links by level in a heap that holds each once (its place in `at`, moved as its level rises), the flows'
+  // bounds, which never change, sorted: the next event of the filling is the lower of the two fronts, a link's at an
+  // equal level, and among links the lower slot at an equal level.
+  link_heap_.clear();
+  for (std::uint32_t k = 0; k < links_.size(); ++k) {
+    links_[k].level = links_[k].left / links_[k].weights;
+    links_[k].at = k;
+    link_heap_.push_back(k);
+  }
+  auto before = [this](std::uint32_t a, std::uint32_t b) {
+    return links_[a].level < links_[b].level || (links_[a].level == links_[b].level && a < b);
   };
-  for (std::size_t k = 0; k < links_.size(); ++k)
-    push(Entry{links_[k].left / links_[k].weights, 0, k, 0});
-  for (std::size_t id : sharing)
-    if (flows_[id].bound > 0)
-      push(Entry{flows_[id].bound * flows_[id].penalty, 1, id, 0});
+  auto place = [this](std::size_t i, std::uint32_t k) {
+    link_heap_[i] = k;
+    links_[k].at = static_cast<std::uint32_t>(i);
+  };
+  auto sift_up = [&](std::size_t i) {
+    const std::uint32_t k = link_heap_[i];
+    while (i > 0) {
+      const std::size_t up = (i - 1) / 2;
+      if (!before(k, link_heap_[up]))
+        break;
+      place(i, link_heap_[up]);
+      i = up;
+    }
+    place(i, k);
+  };
+  auto sift_down = [&](std::size_t i) {
+    const std::uint32_t k = link_heap_[i];
+    const std::size_t n = link_heap_.size();
+    for (;;) {
+      std::size_t c = 2 * i + 1;
+      if (c >= n)
+        break;
+      if (c + 1 < n && before(link_heap_[c + 1], link_heap_[c]))
+        ++c;
+      if (!before(link_heap_[c], k))
+        break;
+      place(i, link_heap_[c]);
+      i = c;
+    }
+    place(i, k);
+  };
+  for (std::size_t i = link_heap_.size() / 2; i-- > 0;)
+    sift_down(i);
+  std::sort(bounds_.begin(), bounds_.end());
+  std::size_t next_bound = 0;
   touched_.clear();
   auto fix = [&](std::size_t id, double level) { // the links it crosses get a new level once the batch is fixed
     Flow& f = flows_[id];
@@ -541,26 +586,41 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
           if (!fixed_[link_flows_[j]])
             link.weights += 1.0 / flows_[link_flows_[j]].penalty;
       }
-      push(Entry{std::max(link.left, 0.0) / link.weights, 0, k, ++link.version});
+      if (link.at == kOffHeap)
+        continue; // being fixed: its flows all are
+      const double was = link.level;
+      link.level = std::max(link.left, 0.0) / link.weights;
+      if (link.level < was) // (rounding: it only rises)
+        sift_up(link.at);
+      else
+        sift_down(link.at);
     }
     touched_.clear();
   };
-  while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
-    const Entry e = heap_.back();
-    heap_.pop_back();
-    const double level = std::max(std::get<0>(e), 0.0); // rounding may leave a link a hair below zero
-    const std::size_t which = std::get<2>(e);
-    if (std::get<1>(e) == 1) {
-      if (!fixed_[which]) {
-        fix(which, level);
-        renew();
-      }
+  for (;;) {
+    while (next_bound < bounds_.size() && fixed_[bounds_[next_bound].second])
+      ++next_bound;
+    const bool bound_left = next_bound < bounds_.size();
+    if (bound_left && (link_heap_.empty() || bounds_[next_bound].first < links_[link_heap_.front()].level)) {
+      const auto [at, id] = bounds_[next_bound++]; // a flow's own bound first
+      fix(id, std::max(at, 0.0));
+      renew();
       continue;
     }
-    const FillLink& link = links_[which];
-    if (std::get<3>(e) != link.version || link.unfixed == 0)
-      continue;
+    if (link_heap_.empty())
+      break;
+    const std::uint32_t which = link_heap_.front();
+    FillLink& link = links_[which];
+    link.at = kOffHeap;
+    const std::uint32_t last = link_heap_.back();
+    link_heap_.pop_back();
+    if (!link_heap_.empty()) {
+      link_heap_.front() = last;
+      sift_down(0);
+    }
+    if (link.unfixed == 0)
+      continue;                                     // every flow on it fixed by others
+    const double level = std::max(link.level, 0.0); // rounding may leave a link a hair below zero
     for (std::uint32_t k = link.first; k < link.filled; ++k)
       if (!fixed_[link_flows_[k]])
         fix(link_flows_[k], level);
@@ -585,11 +645,16 @@ void SimClock::sleep(double now, double d, std::size_t who, int what)
     at(now + length, who, what);
 }
 
-bool SimClock::next(FluidNetwork& net, double& now)
+double SimClock::next_time(FluidNetwork& net) const
 {
   double mine = heap_.empty() ? std::numeric_limits<double>::infinity() : std::get<0>(heap_.front());
   mine = std::min(mine, sleeping_.earliest([](const Event& e) { return std::get<0>(e); }));
-  const double t = std::min(mine, net.next_event());
+  return std::min(mine, net.next_event());
+}
+
+bool SimClock::next(FluidNetwork& net, double& now)
+{
+  const double t = next_time(net);
   if (!std::isfinite(t))
     return false;
   net.step(t);

@@ -209,20 +209,22 @@ private:
     double left;           ///< bandwidth not yet given out
     double weights;        ///< sum of 1 / penalty over its unfixed flows
     std::uint32_t unfixed; ///< its flows not yet fixed
-    std::uint32_t version; ///< heap entries of an older version are stale
+    std::uint32_t at;      ///< its place in link_heap_ (kOffHeap: taken off)
     std::uint32_t first;   ///< its flows: link_flows_[first, filled)
     std::uint32_t filled;
     std::uint32_t renewed; ///< the batch of fixes that last gave it a heap entry
     double penalty;        ///< of its first flow
     bool mixed;            ///< its flows' penalties differ (weights kept by subtraction, else exactly)
+    double level = 0;      ///< where it is full: what it has left over its weights
   };
-  using Entry = std::tuple<double, int, std::size_t, std::uint32_t>; ///< level, 0 link / 1 flow, index, version
+  static constexpr std::uint32_t kOffHeap = std::numeric_limits<std::uint32_t>::max();
   std::vector<FillLink> links_;
   std::vector<std::uint32_t> link_stamp_, link_slot_; ///< per link id: the fill that saw it last, its place in links_
   std::uint32_t stamp_ = 0;
   std::vector<std::size_t> link_flows_;
   std::vector<char> fixed_;
-  std::vector<Entry> heap_;
+  std::vector<std::uint32_t> link_heap_; ///< fill()'s links (slots of links_), a min-heap by level, then slot
+  std::vector<std::pair<double, std::size_t>> bounds_; ///< fill()'s flows' bounds that may limit them: level, flow
   std::vector<std::uint32_t> touched_;
   std::vector<std::uint64_t> tags_; ///< solved_before()'s and remember()'s: the flows' tags, sorted
   // solve()'s scratch, kept between calls.
@@ -275,6 +277,8 @@ public:
   /** Moves to the next step, the earliest of this clock's events and `net`'s (stepping `net` there: its
    *  finished() are the transfers that end at it), into `now`. False when neither has one left. */
   bool next(FluidNetwork& net, double& now);
+  /** The time next() would move to (+inf: none), without moving. */
+  double next_time(FluidNetwork& net) const;
   /** The events due at the step `now` (within kSimultaneous of it), in order of time, taken off the clock. */
   void due(double now, std::vector<std::pair<std::size_t, int>>& out);
 

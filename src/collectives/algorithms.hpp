@@ -167,6 +167,9 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
   /** Outside a solo world, the flow plan's loads (tree_load_calls; mirrored lanes). */
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
+  /** Under Fidelity::Auto above kFlowAboveRanks members of a whole stream (stream_tree) whose links are not each one
+   *  edge's (member_timed_tree): every aggregation computed in one network (TreeStream). */
+  std::unique_ptr<StreamProgram> stream_program(Group& group) const override;
   /** Under Fidelity::Auto, above kFlowAboveRanks members of a member-timed group (Group::member_timed: each member
    *  starts and ends at its own time) in a solo world: true when no link that tree edges share can slow a transfer
    *  below its rate alone (tree_links_private: crossed only by edges with a member in common, or wide enough for all
@@ -188,6 +191,10 @@ bool member_timed_tree(Group& group);
  *  at once at its route's narrowest bandwidth (a member does one transfer at a time, so at most min(distinct senders,
  *  distinct receivers) of them at once: a non-blocking fat tree's leaf uplinks). */
 bool tree_links_private(const TreeFlows& trees);
+/** @brief True when the tree's whole stream may run computed at message level on `group` (TreeStream): a
+ *  whole-stream group (Group::whole_stream) of a solo world, a flow form under its stack, and routes ddlsim's network
+ *  computes as SimGrid does (TreeLinks::computable). */
+bool stream_tree(Group& group);
 
 /** @brief True when every link that the trees' transfers (`trees`, up and down) share is crossed only by transfers with
  *  one member in common (its owner's: a member takes part in one aggregation at a time, so no link carries two
@@ -201,8 +208,11 @@ bool trees_links_owned(const TreeFlows& trees);
 /** @brief What trees_links_owned finds of the trees' shared links. */
 struct TreeLinks {
   bool exact = false; ///< trees_links_owned
-  /** Where exact: links that limit no transfer by a bound that holds without them too (the count, or feeders or drains
-   *  that are all one member's own), left out of the computed trees' network (computed_trees_of). */
+  /** ddlsim's network computes the routes as SimGrid does (CommWorld::fluid_exact), whatever their links carry: the
+   *  trees computed with every aggregation in flight in one network (TreeStream) are the message level. */
+  bool computable = false;
+  /** Where computable: links that limit no transfer by a bound that holds without them too (the count, or feeders
+   *  or drains that are all one member's own), left out of the computed trees' network (computed_trees_of). */
   std::vector<std::uint32_t> left_out;
 };
 TreeLinks tree_links(const TreeFlows& trees);
@@ -228,6 +238,83 @@ ComputedTrees computed_trees_of(const TreeFlows& trees, const TreeLinks& links);
 void computed_trees_plan(Group& group, TreeFlows& trees, const std::vector<std::uint64_t>& bytes, ComputedTrees& net,
                          AlgorithmId chunks_of = AlgorithmId::Tree);
 
+/** @brief The pipelined trees at message level for every aggregation of an in-order stream (StreamProgram), computed
+ *  transfer by transfer in one network (`net`, restarted here) as computed_trees_plan does one aggregation: a member
+ *  starts each aggregation in every tree at once, at the later of its readiness and its end of the one before, so
+ *  that transfers of aggregations in flight together share the links they cross (a DGX-1 node's NIC, crossed by its
+ *  eight GPUs' tree edges). The message level wherever the routes are computable (TreeLinks::computable), in a
+ *  solo world. `split` gives each tree's bytes of an aggregation. */
+class TreeStream final : public StreamProgram {
+public:
+  using Split = std::function<void(std::uint64_t bytes, std::vector<std::uint64_t>& per_tree)>;
+  TreeStream(Group& group, TreeFlows& trees, ComputedTrees& net, AlgorithmId chunks_of, Split split);
+  void give(int member, std::uint64_t bytes, double ready_s) override;
+  /** give() with each tree's bytes. */
+  void give_trees(int member, const std::vector<std::uint64_t>& per_tree, double ready_s);
+  std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) override;
+  bool idle() const override { return active_ == 0; }
+  double floor_s() const override;
+
+private:
+  /** A member's program in one tree (of its aggregation `k`): in the reduce, op c < children is the receive from
+   *  child c, op children the send to the parent; in the broadcast, op -1 the receive from the parent, op c the send
+   *  to child c. */
+  struct Program {
+    int phase = 2; ///< 0 reduce, 1 broadcast, 2 done
+    std::uint64_t chunk = 0;
+    int op = 0;
+    std::size_t k = 0;
+  };
+  /** An edge's transfer in one direction: whether each end has posted it (of the sender's aggregation k), and when
+   *  it started. */
+  struct Edge {
+    bool sent = false, asked = false;
+    std::uint64_t chunk = 0;
+    std::size_t k = 0;
+    double start = 0;
+  };
+  /** A member: its aggregations given (ready times), the one in progress or next (`k`), its trees still running it. */
+  struct Member {
+    std::vector<double> ready;
+    std::size_t k = 0;
+    int trees_left = 0;
+    bool scheduled = false; ///< its next start is on the clock
+    double start = 0, end = 0;
+  };
+  enum : int { kRun, kPostSend, kReceived, kStart };
+  std::uint64_t size_of(std::size_t j, std::size_t k, std::uint64_t chunk) const;
+  void start_if_posted(std::size_t e);
+  std::size_t edge_of(std::size_t j, std::size_t v) const;
+  void post(std::size_t j, std::size_t v, bool send);
+  void run_tree(std::size_t j, std::size_t v);
+  void wake(std::size_t who, int what);
+  void tree_done(std::size_t j, std::size_t v);
+  void schedule(std::size_t v);
+
+  Group& g_;
+  CommWorld& world_;
+  const CollectiveOptions& o_;
+  TreeFlows& t_;
+  ComputedTrees& net_;
+  AlgorithmId chunks_of_;
+  Split split_;
+  std::size_t members_, trees_;
+  std::vector<std::uint64_t> bytes_, chunks_; ///< per aggregation k, per tree j: [k * trees + j]
+  std::vector<Program> prog_;                 ///< [j * members + v]
+  std::vector<Edge> edges_;                   ///< [(j * members + child) * 2 + up]
+  std::vector<Member> member_;
+  std::vector<std::size_t> owner_; ///< flow id -> edge
+  analytical::SimClock clock_;
+  analytical::FluidNetwork::FlowSpec spec_;
+  std::vector<std::uint64_t> split_scratch_;
+  std::vector<Ended>* ended_ = nullptr;
+  const std::vector<char>* open_ = nullptr;
+  bool stop_ = false;
+  std::size_t active_ = 0; ///< members with an aggregation in progress or given and not ended
+  double now_ = 0;
+  int channel_ = 0;
+};
+
 /** @brief Double binary tree (NCCL): two binary trees, each carrying half of the vector at the same time. The
  *  second is the first with members mirrored (r -> P-1-r), so for an even P every member is an inner node
  *  in exactly one tree and a leaf in the other. Each tree uses its own mailbox channel. */
@@ -238,14 +325,21 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
   /** Outside a solo world, the flow plan's loads (tree_load_calls; mirrored lanes). */
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
+  /** Under Fidelity::Auto above kFlowAboveRanks members of a whole stream (stream_dbtree) whose links are not each
+   *  one member's own (member_timed_dbtree): every aggregation computed in one network (TreeStream). */
+  std::unique_ptr<StreamProgram> stream_program(Group& group) const override;
   /** Under Fidelity::Auto, above kFlowAboveRanks members: member_timed_dbtree (then the two trees are computed at
-   *  message level, computed_trees_plan). */
+   *  message level, computed_trees_plan) or stream_dbtree (stream_program). */
   bool exact_flow_form(Group& group) const override;
 };
 
 /** @brief True when the double binary tree runs computed at message level on `group`: a member-timed group of a solo
  *  world, a flow form under its stack, and links each its member's own (trees_links_owned). */
 bool member_timed_dbtree(Group& group);
+/** @brief True when the double binary tree's whole stream may run computed at message level on `group` (TreeStream):
+ *  a whole-stream group (Group::whole_stream) of a solo world, a flow form under its stack, and routes ddlsim's network
+ *  computes as SimGrid does (TreeLinks::computable), whatever their links carry. */
+bool stream_dbtree(Group& group);
 
 /** @brief Two levels: every rank of a node sends its vector to the node's leader (its lowest rank),
  *  leaders allreduce with a flat algorithm over the network, leaders send the result back. */
@@ -352,6 +446,13 @@ public:
   /** A member-timed group of a solo world, a flow form under its stack, and links each its member's own
    *  (trees_links_owned): NCCL's two trees computed at message level (computed_trees_plan). */
   static bool computed(Group& group);
+  /** True when NCCL's two trees' whole stream may run computed at message level on `group` (TreeStream): a
+   *  whole-stream group (Group::whole_stream) of a solo world, a flow form under its stack, and routes ddlsim's network
+   *  computes as SimGrid does (TreeLinks::computable), whatever their links carry. */
+  static bool streamed(Group& group);
+  /** Under Fidelity::Auto above kFlowAboveRanks members where streamed() but not computed(): every aggregation
+   *  computed in one network (TreeStream). */
+  std::unique_ptr<StreamProgram> stream_program(Group& group) const override;
   /** The plan run() hands to Group::flow_call, for every member at once (tree_flow_plan over NCCL's two trees). */
   static void tree_plan(Group& group, std::uint64_t bytes, const NcclShape& shape);
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;

@@ -455,7 +455,9 @@ enum CacheKey : int {
   kDbtreeLinksKey,
   kDbtreeComputedKey,
   kNcclTreeLinksKey,
-  kNcclTreeComputedKey
+  kNcclTreeComputedKey,
+  kTreeLinksKey,
+  kTreeComputedKey
 };
 
 /** @brief Some endpoints of a CommWorld seen as ranks 0..n-1: flat algorithms run over a Group, so the
@@ -548,6 +550,11 @@ public:
    *  each member is done may end each member then. Off by default (every member starts and ends with the plan). */
   void set_member_timed(bool on) { member_timed_ = on; }
   bool member_timed() const { return member_timed_; }
+  /** Whole stream: member-timed, and the engine's one driver of the phase's only in-order stream may run all of its
+   *  aggregations as one program (Collective::stream_program), each member going on to its next aggregation when it
+   *  is done with the one before and the next is ready. Off by default. */
+  void set_whole_stream(bool on) { whole_stream_ = on; }
+  bool whole_stream() const { return whole_stream_; }
   /** XOR-symmetric: in a lanes-solo world (CommWorld::lanes_solo), the members' XOR translations (member v to v ^ m,
    * for P a power of two) extend to symmetries of every flow the network carries (CommWorld::symmetric_under), as
    * verified by the one who sets it (hier, for its node leaders). Off by default. */
@@ -589,6 +596,7 @@ private:
   int arrived_ = 0;
   MemberTimes* member_times_ = nullptr;
   bool member_timed_ = false;
+  bool whole_stream_ = false;
   bool xor_symmetric_ = false;
   bool mixed_ = false;
   std::vector<std::uint64_t> sizes_;
@@ -601,6 +609,35 @@ private:
 struct TreePair {
   Group first;
   Group second;
+};
+
+/** @brief Every aggregation of an in-order stream over a group, run as one program (Collective::stream_program): each
+ *  member does its aggregations in order, the next one from the later of its readiness and the member's end of the
+ *  one before, so that the transfers of aggregations in flight together share the network as at message level. The
+ *  engine's driver gives each member its aggregations as their readiness becomes known, and runs the program up to
+ *  where a member may need one it has not been given. */
+class StreamProgram {
+public:
+  virtual ~StreamProgram() = default;
+  /** An aggregation that ended on a member: the member's `k`-th (counted from 0 in the order given), from `start_s`
+   *  to `end_s` (absolute simulated seconds). */
+  struct Ended {
+    int member = 0;
+    std::size_t k = 0;
+    double start_s = 0, end_s = 0;
+  };
+  /** Member `member`'s next aggregation, of `bytes` bytes (every member is given the same sequence), ready at
+   *  `ready_s`: it starts then, or when the member is done with the one before, whichever is later. */
+  virtual void give(int member, std::uint64_t bytes, double ready_s) = 0;
+  /** Runs the program step by step. Stops after a step where a member with open[member] != 0 (one that may be given
+   *  more) has ended everything it was given, or when nothing is left to run. Appends the aggregations that ended to
+   *  `ended`. Returns the number of steps run. */
+  virtual std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) = 0;
+  /** True when no member has an aggregation in progress or given and not ended. */
+  virtual bool idle() const = 0;
+  /** No transfer the program reports from now on starts before this time (the engine's link log folds what ends
+   *  before it). */
+  virtual double floor_s() const = 0;
 };
 
 /** @brief An allreduce algorithm. Every rank calls allreduce() for the same tensors in the same order. */
@@ -645,6 +682,10 @@ public:
   {
     group.drive([&] { flow_plan(group, bytes); });
   }
+  /** Where the group runs a whole stream (Group::whole_stream) and this algorithm can run its aggregations as one
+   *  program that equals the message level (drivable() says so for every size), that program; nullptr otherwise
+   *  (the default: the engine drives each aggregation with drive()). */
+  virtual std::unique_ptr<StreamProgram> stream_program(Group& /*group*/) const { return nullptr; }
 };
 
 /** @brief True for a transfer between a GPU endpoint and its node's CPU host that is a staging copy

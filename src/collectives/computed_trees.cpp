@@ -96,6 +96,7 @@ TreeLinks tree_links(const TreeFlows& t)
   auto all_owned = [&owned](const Links& v) {
     return std::all_of(v.begin(), v.end(), [&owned](const auto& link) { return owned(link.first); });
   };
+  bool bounded = true;
   for (std::uint32_t id = 0; id < links.size(); ++id) {
     Crossing& l = links[id];
     if (l.common[0] == -2 || owned(id))
@@ -105,8 +106,10 @@ TreeLinks tree_links(const TreeFlows& t)
     const bool by_count = carries(l.sum_fastest);
     const bool by_feeders = !l.unfed && carries(sum_distinct(l.feeders));
     const bool by_drains = !l.undrained && carries(sum_distinct(l.drains));
-    if (!by_count && !by_feeders && !by_drains)
-      return out;
+    if (!by_count && !by_feeders && !by_drains) {
+      bounded = false; // it may limit a transfer when aggregations meet there: computed with all of them (TreeStream)
+      continue;
+    }
     if (by_count || (by_feeders && all_owned(l.feeders)) || (by_drains && all_owned(l.drains)))
       out.left_out.push_back(id);
   }
@@ -114,7 +117,8 @@ TreeLinks tree_links(const TreeFlows& t)
     out.left_out.clear();
     return out;
   }
-  out.exact = true;
+  out.computable = true;
+  out.exact = bounded;
   return out;
 }
 
@@ -159,181 +163,282 @@ ComputedTrees computed_trees_of(const TreeFlows& t, const TreeLinks& found)
 void computed_trees_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t>& bytes, ComputedTrees& net,
                          AlgorithmId chunks_of)
 {
-  // Each member runs every tree at once (as fork_join's helper does its second one), and in each tree the message
-  // level's program (TreeAllreduce::allreduce): per chunk a receive from each child, then its reduction, then the send
-  // to the parent; then per chunk the receive from the parent and a send to each child. A receive is posted when the
-  // member reaches it, a send after the sender's costs (CommWorld::post_send: one sleep of send_cost_s), a transfer
-  // starts when both are posted and runs in SimGrid's model (FluidNetwork, as run_fluid gives it flows); the sender
-  // goes on when it ends, the receiver after its receive overhead (one sleep) and, in the reduce, its reduction
-  // (another). Time moves as SimGrid's clock does (SimClock): a sleep lasts at least 1 ns, and every event due within
-  // 1 ns of a step, a sleep's end or a transfer's, happens at that step.
-  CommWorld& world = g.world();
-  const CollectiveOptions& o = g.options();
+  // One aggregation: every member given it from its start, run to its end.
   Group::MemberTimes* times = g.member_times();
   const std::size_t members = static_cast<std::size_t>(g.size());
   if (times == nullptr || times->starts.size() != members)
     throw Error("internal: the computed trees need every member's start");
-  const std::size_t trees = t.trees.size();
-  if (net.first.size() != trees * members * 2 + 1)
-    throw Error("internal: the computed trees' network is not of these trees (computed_trees_of)");
-  std::vector<std::uint64_t> chunks(trees);
-  for (std::size_t j = 0; j < trees; ++j)
-    chunks[j] = analytical::pipeline_chunks(bytes[j], pipeline_chunk_bytes(chunks_of, o, bytes[j]));
-  auto size_of = [&](std::size_t j, std::uint64_t i) { return chunk_bytes(bytes[j], chunks[j], i); };
-  // A member's program in one tree: in the reduce, op c < children is the receive from child c, op children the send
-  // to the parent; in the broadcast, op -1 the receive from the parent, op c the send to child c.
-  struct Program {
-    int phase = 0; ///< 0 reduce, 1 broadcast, 2 done
-    std::uint64_t chunk = 0;
-    int op = 0;
-    double end = 0;
-  };
-  // An edge's transfer in one direction: whether each end has posted it, and when it started.
-  struct Edge {
-    bool sent = false, asked = false;
-    std::uint64_t chunk = 0;
-    double start = 0;
-  };
-  std::vector<Program> prog(trees * members);
-  std::vector<Edge> edges(trees * members * 2); // [(j * members + child) * 2 + up]
-  std::vector<std::size_t> owner;               // flow id -> edge
-  analytical::FluidNetwork& fluid = net.fluid;
-  fluid.restart();
-  analytical::SimClock clock;
-  enum : int { kRun, kPostSend, kReceived };
-  analytical::FluidNetwork::FlowSpec spec;
-  double now = 0;
-  auto start_if_posted = [&](std::size_t e) {
-    Edge& x = edges[e];
-    if (!x.sent || !x.asked)
-      return;
-    const std::size_t j = e / 2 / members;
-    const double size = double(size_of(j, x.chunk));
-    spec.links.data = net.links.data() + net.first[e];
-    spec.links.size = net.first[e + 1] - net.first[e];
-    set_cm02(spec, o.stack, net.hops[e].latency_s, net.hops[e].bandwidth, size, size);
-    spec.tag = e + 1;
-    const std::size_t id = fluid.start(now, spec);
-    world.note_computed(1);
-    x.start = now;
-    if (owner.size() <= id)
-      owner.resize(id + 1);
-    owner[id] = e;
-  };
-  // The edge and the sender of member v's current op in tree j (a send or a receive).
-  auto edge_of = [&](std::size_t j, std::size_t v) {
-    const Program& p = prog[j * members + v];
-    if (p.phase == 0) // the reduce: from child op, or to the parent (the member's own edge, up)
-      return (j * members + (p.op < static_cast<int>(t.trees[j].children[v].size())
-                                 ? static_cast<std::size_t>(t.trees[j].children[v][static_cast<std::size_t>(p.op)])
-                                 : v)) *
-                 2 +
-             1;
-    return (j * members +
-            (p.op < 0 ? v : static_cast<std::size_t>(t.trees[j].children[v][static_cast<std::size_t>(p.op)]))) *
-           2;
-  };
-  auto post = [&](std::size_t j, std::size_t v, bool send) {
-    const std::size_t e = edge_of(j, v);
-    edges[e].chunk = prog[j * members + v].chunk;
-    (send ? edges[e].sent : edges[e].asked) = true;
-    start_if_posted(e);
-  };
-  // Runs member v's program in tree j from now until it waits on a transfer or a sleep.
-  auto run = [&](std::size_t j, std::size_t v) {
-    Program& p = prog[j * members + v];
-    const std::vector<int>& children = t.trees[j].children[v];
-    const int parent = t.parents[j][v];
-    const int kids = static_cast<int>(children.size());
-    for (;;) {
-      if (p.phase == 0 && p.chunk == chunks[j]) {
-        p.phase = 1;
-        p.chunk = 0;
-        p.op = parent >= 0 ? -1 : 0;
-      }
-      if (p.phase == 1 && p.chunk == chunks[j]) {
-        p.phase = 2;
-        p.end = now;
-        return;
-      }
-      const bool send = p.phase == 0 ? p.op == kids && parent >= 0 : p.op >= 0 && p.op < kids;
-      const bool receive = p.phase == 0 ? p.op < kids : p.op == -1;
-      if (receive) {
-        post(j, v, false);
-        return;
-      }
-      if (send) {
-        const int to = p.phase == 0 ? parent : children[static_cast<std::size_t>(p.op)];
-        const double cost = world.send_cost_s(g.endpoint(static_cast<int>(v)), g.endpoint(to), size_of(j, p.chunk));
-        if (cost > 0)
-          clock.sleep(now, cost, j * members + v, kPostSend);
-        else
-          post(j, v, true);
-        return;
-      }
-      ++p.chunk;
-      p.op = p.phase == 0 || parent < 0 ? 0 : -1;
-    }
-  };
-  auto wake = [&](std::size_t who, int what) {
-    const std::size_t j = who / members, v = who % members;
-    Program& p = prog[who];
-    if (what == kPostSend) {
-      post(j, v, true);
-    } else if (what == kReceived) { // the receive overhead slept; in the reduce, the reduction
-      const double reduce = o.reduce_s_per_byte * double(size_of(j, p.chunk));
-      ++p.op;
-      if (p.phase == 0 && o.reduce_s_per_byte > 0 && reduce > 0)
-        clock.sleep(now, reduce, who, kRun);
-      else
-        run(j, v);
-    } else {
-      run(j, v);
-    }
-  };
+  TreeStream stream(g, t, net, chunks_of, nullptr);
   for (std::size_t v = 0; v < members; ++v)
-    for (std::size_t j = 0; j < trees; ++j)
-      clock.at(times->starts[v], j * members + v, kRun); // each member from its start
-  const int channel = world.driver_channel();
-  const double recv_s = o.stack.recv_overhead_s;
+    stream.give_trees(static_cast<int>(v), bytes, times->starts[v]);
+  std::vector<StreamProgram::Ended> ended;
+  stream.run({}, ended);
+  if (ended.size() != members)
+    throw Error("internal: the computed trees stalled");
+  times->ends.assign(members, 0.0);
+  double last = 0;
+  for (const StreamProgram::Ended& e : ended) {
+    times->ends[static_cast<std::size_t>(e.member)] = e.end_s;
+    last = std::max(last, e.end_s);
+  }
+  CommWorld::delay_until(last);
+}
+
+// Each member runs every tree at once (as fork_join's helper does its second one), and in each tree the message
+// level's program (TreeAllreduce::allreduce): per chunk a receive from each child, then its reduction, then the send
+// to the parent; then per chunk the receive from the parent and a send to each child. A receive is posted when the
+// member reaches it, a send after the sender's costs (CommWorld::post_send: one sleep of send_cost_s), a transfer
+// starts when both are posted and runs in SimGrid's model (FluidNetwork, as run_fluid gives it flows); the sender
+// goes on when it ends, the receiver after its receive overhead (one sleep) and, in the reduce, its reduction
+// (another). A member that is done in every tree goes on to its next aggregation (kStart). Time moves as SimGrid's
+// clock does (SimClock): a sleep lasts at least 1 ns, and every event due within 1 ns of a step, a sleep's end or a
+// transfer's, happens at that step.
+TreeStream::TreeStream(Group& g, TreeFlows& t, ComputedTrees& net, AlgorithmId chunks_of, Split split)
+    : g_(g)
+    , world_(g.world())
+    , o_(g.options())
+    , t_(t)
+    , net_(net)
+    , chunks_of_(chunks_of)
+    , split_(std::move(split))
+    , members_(static_cast<std::size_t>(g.size()))
+    , trees_(t.trees.size())
+    , prog_(trees_ * members_)
+    , edges_(trees_ * members_ * 2)
+    , member_(members_)
+    , channel_(g.world().driver_channel())
+{
+  if (net.first.size() != trees_ * members_ * 2 + 1)
+    throw Error("internal: the computed trees' network is not of these trees (computed_trees_of)");
+  net_.fluid.restart();
+}
+
+void TreeStream::give(int member, std::uint64_t bytes, double ready_s)
+{
+  if (!split_)
+    throw Error("internal: this tree stream is given each tree's bytes (give_trees)");
+  split_(bytes, split_scratch_);
+  give_trees(member, split_scratch_, ready_s);
+}
+
+void TreeStream::give_trees(int member, const std::vector<std::uint64_t>& per_tree, double ready_s)
+{
+  const std::size_t v = static_cast<std::size_t>(member);
+  if (v >= members_ || per_tree.size() != trees_)
+    throw Error("internal: a tree stream given an aggregation of another group");
+  Member& m = member_[v];
+  const std::size_t k = m.ready.size();
+  if (k * trees_ == bytes_.size()) { // the first member given its k-th aggregation: the aggregation's chunks
+    for (std::size_t j = 0; j < trees_; ++j) {
+      bytes_.push_back(per_tree[j]);
+      chunks_.push_back(analytical::pipeline_chunks(per_tree[j], pipeline_chunk_bytes(chunks_of_, o_, per_tree[j])));
+    }
+  } else if (!std::equal(per_tree.begin(), per_tree.end(), bytes_.begin() + static_cast<std::ptrdiff_t>(k * trees_)))
+    throw Error("internal: a tree stream's members given different aggregations");
+  m.ready.push_back(ready_s);
+  if (m.k == k) { // idle: it starts this one next
+    ++active_;
+    schedule(v);
+  }
+}
+
+void TreeStream::schedule(std::size_t v)
+{
+  Member& m = member_[v];
+  clock_.at(std::max({m.ready[m.k], m.k > 0 ? m.end : m.ready[m.k], now_}), trees_ * members_ + v, kStart);
+  m.scheduled = true;
+}
+
+std::uint64_t TreeStream::size_of(std::size_t j, std::size_t k, std::uint64_t chunk) const
+{
+  return chunk_bytes(bytes_[k * trees_ + j], chunks_[k * trees_ + j], chunk);
+}
+
+void TreeStream::start_if_posted(std::size_t e)
+{
+  Edge& x = edges_[e];
+  if (!x.sent || !x.asked)
+    return;
+  const std::size_t j = e / 2 / members_;
+  const double size = double(size_of(j, x.k, x.chunk));
+  spec_.links.data = net_.links.data() + net_.first[e];
+  spec_.links.size = net_.first[e + 1] - net_.first[e];
+  set_cm02(spec_, o_.stack, net_.hops[e].latency_s, net_.hops[e].bandwidth, size, size);
+  spec_.tag = e + 1;
+  const std::size_t id = net_.fluid.start(now_, spec_);
+  world_.note_computed(1);
+  x.start = now_;
+  if (owner_.size() <= id)
+    owner_.resize(id + 1);
+  owner_[id] = e;
+}
+
+std::size_t TreeStream::edge_of(std::size_t j, std::size_t v) const
+{
+  // The edge and the sender of member v's current op in tree j (a send or a receive).
+  const Program& p = prog_[j * members_ + v];
+  const std::vector<int>& children = t_.trees[j].children[v];
+  if (p.phase == 0) // the reduce: from child op, or to the parent (the member's own edge, up)
+    return (j * members_ + (p.op < static_cast<int>(children.size())
+                                ? static_cast<std::size_t>(children[static_cast<std::size_t>(p.op)])
+                                : v)) *
+               2 +
+           1;
+  return (j * members_ + (p.op < 0 ? v : static_cast<std::size_t>(children[static_cast<std::size_t>(p.op)]))) * 2;
+}
+
+void TreeStream::post(std::size_t j, std::size_t v, bool send)
+{
+  const std::size_t e = edge_of(j, v);
+  const Program& p = prog_[j * members_ + v];
+  Edge& x = edges_[e];
+  if (send) { // the sender says which chunk of which aggregation (the receiver's next receive on the edge is it)
+    x.chunk = p.chunk;
+    x.k = p.k;
+    x.sent = true;
+  } else {
+    x.asked = true;
+  }
+  start_if_posted(e);
+}
+
+void TreeStream::run_tree(std::size_t j, std::size_t v)
+{
+  // Member v's program in tree j from now until it waits on a transfer or a sleep.
+  Program& p = prog_[j * members_ + v];
+  const std::vector<int>& children = t_.trees[j].children[v];
+  const int parent = t_.parents[j][v];
+  const int kids = static_cast<int>(children.size());
+  const std::uint64_t chunks = chunks_[p.k * trees_ + j];
+  for (;;) {
+    if (p.phase == 0 && p.chunk == chunks) {
+      p.phase = 1;
+      p.chunk = 0;
+      p.op = parent >= 0 ? -1 : 0;
+    }
+    if (p.phase == 1 && p.chunk == chunks) {
+      p.phase = 2;
+      tree_done(j, v);
+      return;
+    }
+    const bool send = p.phase == 0 ? p.op == kids && parent >= 0 : p.op >= 0 && p.op < kids;
+    const bool receive = p.phase == 0 ? p.op < kids : p.op == -1;
+    if (receive) {
+      post(j, v, false);
+      return;
+    }
+    if (send) {
+      const int to = p.phase == 0 ? parent : children[static_cast<std::size_t>(p.op)];
+      const double cost =
+          world_.send_cost_s(g_.endpoint(static_cast<int>(v)), g_.endpoint(to), size_of(j, p.k, p.chunk));
+      if (cost > 0)
+        clock_.sleep(now_, cost, j * members_ + v, kPostSend);
+      else
+        post(j, v, true);
+      return;
+    }
+    ++p.chunk;
+    p.op = p.phase == 0 || parent < 0 ? 0 : -1;
+  }
+}
+
+void TreeStream::tree_done(std::size_t /*j*/, std::size_t v)
+{
+  Member& m = member_[v];
+  if (--m.trees_left > 0)
+    return;
+  // Done in every tree: the aggregation ends on the member now; it goes on to its next one if it was given it.
+  m.end = now_;
+  if (ended_ != nullptr)
+    ended_->push_back({static_cast<int>(v), m.k, m.start, now_});
+  ++m.k;
+  if (m.k < m.ready.size()) {
+    schedule(v);
+    return;
+  }
+  --active_;
+  if (open_ != nullptr && v < open_->size() && (*open_)[v] != 0)
+    stop_ = true; // it may need an aggregation it has not been given: the caller gives it first
+}
+
+void TreeStream::wake(std::size_t who, int what)
+{
+  if (what == kStart) { // a member starts its next aggregation in every tree
+    const std::size_t v = who - trees_ * members_;
+    Member& m = member_[v];
+    m.scheduled = false;
+    m.start = now_;
+    m.trees_left = static_cast<int>(trees_);
+    for (std::size_t j = 0; j < trees_; ++j) {
+      Program& p = prog_[j * members_ + v];
+      p = Program{0, 0, 0, m.k};
+      run_tree(j, v);
+    }
+    return;
+  }
+  const std::size_t j = who / members_, v = who % members_;
+  Program& p = prog_[who];
+  if (what == kPostSend) {
+    post(j, v, true);
+  } else if (what == kReceived) { // the receive overhead slept; in the reduce, the reduction
+    const double reduce = o_.reduce_s_per_byte * double(size_of(j, p.k, p.chunk));
+    ++p.op;
+    if (p.phase == 0 && o_.reduce_s_per_byte > 0 && reduce > 0)
+      clock_.sleep(now_, reduce, who, kRun);
+    else
+      run_tree(j, v);
+  } else {
+    run_tree(j, v);
+  }
+}
+
+std::size_t TreeStream::run(const std::vector<char>& open, std::vector<Ended>& ended)
+{
+  ended_ = &ended;
+  open_ = &open;
+  stop_ = false;
+  analytical::FluidNetwork& fluid = net_.fluid;
+  const double recv_s = o_.stack.recv_overhead_s;
   std::vector<std::size_t> finished;
   std::vector<std::pair<std::size_t, int>> woken;
-  while (clock.next(fluid, now)) {
-    clock.due(now, woken);
+  std::size_t steps = 0;
+  while (!stop_ && clock_.next(fluid, now_)) {
+    ++steps;
+    clock_.due(now_, woken);
     finished = fluid.finished();
     for (std::size_t id : finished) {
-      const std::size_t e = owner[id];
+      const std::size_t e = owner_[id];
       fluid.release(id);
-      Edge& x = edges[e];
+      Edge& x = edges_[e];
       x.sent = x.asked = false;
-      const std::size_t j = e / 2 / members, child = e / 2 % members;
+      const std::size_t j = e / 2 / members_, child = e / 2 % members_;
       const bool up = e % 2 == 1;
-      const std::size_t parent = static_cast<std::size_t>(t.parents[j][child]);
+      const std::size_t parent = static_cast<std::size_t>(t_.parents[j][child]);
       const std::size_t from = up ? child : parent, to = up ? parent : child;
-      world.account({g.endpoint(static_cast<int>(from)), g.endpoint(static_cast<int>(to)), size_of(j, x.chunk)},
-                    x.start, now, *t.routes[j][child][up ? 0 : 1], channel);
-      ++prog[j * members + from].op; // the sender goes on
-      run(j, from);
+      world_.account({g_.endpoint(static_cast<int>(from)), g_.endpoint(static_cast<int>(to)), size_of(j, x.k, x.chunk)},
+                     x.start, now_, *t_.routes[j][child][up ? 0 : 1], channel_);
+      ++prog_[j * members_ + from].op; // the sender goes on
+      run_tree(j, from);
       if (recv_s > 0) // the receiver: its receive overhead (CommWorld::received), then kReceived
-        clock.sleep(now, recv_s, j * members + to, kReceived);
+        clock_.sleep(now_, recv_s, j * members_ + to, kReceived);
       else
-        wake(j * members + to, kReceived);
+        wake(j * members_ + to, kReceived);
     }
     for (const auto& [who, what] : woken)
       wake(who, what);
   }
-  times->ends.assign(members, 0.0);
-  double last = 0;
-  for (std::size_t v = 0; v < members; ++v) {
-    for (std::size_t j = 0; j < trees; ++j) {
-      const Program& p = prog[j * members + v];
-      if (p.phase != 2)
-        throw Error("internal: the computed trees stalled");
-      times->ends[v] = std::max(times->ends[v], p.end);
-    }
-    last = std::max(last, times->ends[v]);
-  }
-  CommWorld::delay_until(last);
+  ended_ = nullptr;
+  open_ = nullptr;
+  return steps;
+}
+
+double TreeStream::floor_s() const
+{
+  double floor = now_; // what starts from now on
+  for (const Member& m : member_)
+    if (m.k < m.ready.size() && !m.scheduled)
+      floor = std::min(floor, m.start); // in progress: its transfers started at its start or later
+  return floor;
 }
 
 } // namespace ddlsim::collectives

@@ -1,6 +1,7 @@
 // Double binary tree allreduce: two complementary pipelined trees, each with half of the vector.
 #include "collectives/algorithm_table.hpp"
 #include "collectives/algorithms.hpp"
+#include "common/error.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 
@@ -40,7 +41,7 @@ bool DoubleBinaryTree::drivable(Group& g, std::uint64_t /*bytes*/) const
 bool DoubleBinaryTree::exact_flow_form(Group& g) const
 {
   return g.options().fidelity == Fidelity::Auto && entry(AlgorithmId::Dbtree).flow == FlowForm::WhenExact &&
-         g.size() > kFlowAboveRanks && member_timed_dbtree(g);
+         g.size() > kFlowAboveRanks && (member_timed_dbtree(g) || stream_dbtree(g));
 }
 
 namespace {
@@ -76,6 +77,27 @@ bool member_timed_dbtree(Group& g)
          flow_form_allowed(AlgorithmId::Dbtree, g.options()) && double_tree_links(g).exact;
 }
 
+bool stream_dbtree(Group& g)
+{
+  return g.options().fidelity == Fidelity::Auto && g.whole_stream() && g.member_timed() && !g.mixed() &&
+         g.world().solo() && g.size() > 1 && flow_form_allowed(AlgorithmId::Dbtree, g.options()) &&
+         double_tree_links(g).computable;
+}
+
+std::unique_ptr<StreamProgram> DoubleBinaryTree::stream_program(Group& g) const
+{
+  if (!exact_flow_form(g) || member_timed_dbtree(g) || !stream_dbtree(g))
+    return nullptr; // aggregation by aggregation (flow_plan), computed where each is alone on its links
+  g.world().note_exact_form(AlgorithmId::Dbtree);
+  TreeFlows& t = double_tree_flows(g);
+  ComputedTrees& net =
+      g.cached_object<ComputedTrees>(kDbtreeComputedKey, [&] { return computed_trees_of(t, double_tree_links(g)); });
+  return std::make_unique<TreeStream>(g, t, net, AlgorithmId::Tree,
+                                      [](std::uint64_t bytes, std::vector<std::uint64_t>& halves) {
+                                        halves.assign({chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)});
+                                      });
+}
+
 bool DoubleBinaryTree::flow_plan(Group& g, std::uint64_t bytes) const
 {
   const std::vector<std::uint64_t> halves{chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)};
@@ -88,6 +110,8 @@ bool DoubleBinaryTree::flow_plan(Group& g, std::uint64_t bytes) const
     }));
     return true;
   }
+  if (g.member_times() != nullptr && stream_dbtree(g) && exact_flow_form(g))
+    throw Error("internal: dbtree's whole stream driven aggregation by aggregation (stream_program)");
   tree_flow_plan(g, double_tree_flows(g), halves, AlgorithmId::Dbtree);
   return true;
 }

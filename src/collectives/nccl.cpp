@@ -2,6 +2,7 @@
 // tree across nodes with a chain inside each node, and NCCL's choice between them and of the protocol by size.
 #include "collectives/algorithm_table.hpp"
 #include "collectives/algorithms.hpp"
+#include "common/error.hpp"
 
 #include <algorithm>
 
@@ -175,7 +176,7 @@ bool NcclTree::driven(Group& g)
 bool NcclTree::exact_flow_form(Group& g) const
 {
   return g.options().fidelity == Fidelity::Auto && entry(AlgorithmId::NcclTree).flow == FlowForm::WhenExact &&
-         g.size() > kFlowAboveRanks && computed(g);
+         g.size() > kFlowAboveRanks && (computed(g) || streamed(g));
 }
 
 namespace {
@@ -202,6 +203,27 @@ bool NcclTree::computed(Group& g)
          flow_form_allowed(AlgorithmId::NcclTree, g.options()) && nccl_tree_links(g).exact;
 }
 
+bool NcclTree::streamed(Group& g)
+{
+  return g.options().fidelity == Fidelity::Auto && g.whole_stream() && g.member_timed() && !g.mixed() &&
+         g.world().solo() && g.size() > 1 && flow_form_allowed(AlgorithmId::NcclTree, g.options()) &&
+         nccl_tree_links(g).computable;
+}
+
+std::unique_ptr<StreamProgram> NcclTree::stream_program(Group& g) const
+{
+  if (!exact_flow_form(g) || computed(g) || !streamed(g))
+    return nullptr; // aggregation by aggregation (tree_plan), computed where each is alone on its links
+  g.world().note_exact_form(AlgorithmId::NcclTree);
+  TreeFlows& t = nccl_tree_flows(g, shapes_.of(g));
+  ComputedTrees& net =
+      g.cached_object<ComputedTrees>(kNcclTreeComputedKey, [&] { return computed_trees_of(t, nccl_tree_links(g)); });
+  return std::make_unique<TreeStream>(g, t, net, AlgorithmId::NcclTree,
+                                      [](std::uint64_t bytes, std::vector<std::uint64_t>& halves) {
+                                        halves.assign({chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)});
+                                      });
+}
+
 void NcclTree::tree_plan(Group& g, std::uint64_t bytes, const NcclShape& shape)
 {
   const std::vector<std::uint64_t> halves{chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)};
@@ -214,6 +236,8 @@ void NcclTree::tree_plan(Group& g, std::uint64_t bytes, const NcclShape& shape)
         AlgorithmId::NcclTree);
     return;
   }
+  if (g.member_times() != nullptr && streamed(g) && NcclTree().exact_flow_form(g))
+    throw Error("internal: NCCL's trees' whole stream driven aggregation by aggregation (stream_program)");
   tree_flow_plan(g, nccl_tree_flows(g, shape), halves, AlgorithmId::NcclTree);
 }
 
@@ -288,7 +312,8 @@ bool Nccl::drivable(Group& g, std::uint64_t bytes) const
       !g.sizes().empty() && std::all_of(g.sizes().begin(), g.sizes().end(), [&topology](std::uint64_t size) {
         return nccl_choose(topology, size).algo == NcclAlgo::Tree;
       });
-  return g.use_flow(AlgorithmId::NcclTree) || (trees_only && NcclTree::driven(g));
+  // (NcclTree's whole stream, streamed(), is its own: the choice computes its trees aggregation by aggregation.)
+  return g.use_flow(AlgorithmId::NcclTree) || (trees_only && NcclTree::driven(g) && NcclTree::computed(g));
 }
 
 std::vector<std::vector<Flow>> Nccl::flow_calls(Group& g, std::uint64_t bytes) const

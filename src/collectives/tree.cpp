@@ -256,10 +256,31 @@ bool member_timed_tree(Group& g)
          g.cached(kTreeExactKey, [&g] { return tree_links_private(binary_tree_flows(g)) ? 1.0 : 0.0; }) > 0;
 }
 
+bool stream_tree(Group& g)
+{
+  return g.options().fidelity == Fidelity::Auto && g.whole_stream() && g.member_timed() && !g.mixed() &&
+         g.world().solo() && flow_form_allowed(AlgorithmId::Tree, g.options()) &&
+         g.cached_object<TreeLinks>(kTreeLinksKey, [&g] { return tree_links(binary_tree_flows(g)); }).computable;
+}
+
 bool TreeAllreduce::exact_flow_form(Group& g) const
 {
   return g.options().fidelity == Fidelity::Auto && entry(AlgorithmId::Tree).flow == FlowForm::WhenExact &&
-         g.size() > kFlowAboveRanks && member_timed_tree(g);
+         g.size() > kFlowAboveRanks && (member_timed_tree(g) || stream_tree(g));
+}
+
+std::unique_ptr<StreamProgram> TreeAllreduce::stream_program(Group& g) const
+{
+  if (!exact_flow_form(g) || member_timed_tree(g) || !stream_tree(g))
+    return nullptr; // aggregation by aggregation (flow_plan), member-timed where every link is one edge's
+  g.world().note_exact_form(AlgorithmId::Tree);
+  TreeFlows& t = binary_tree_flows(g);
+  ComputedTrees& net = g.cached_object<ComputedTrees>(kTreeComputedKey, [&] {
+    return computed_trees_of(t, g.cached_object<TreeLinks>(kTreeLinksKey, [&t] { return tree_links(t); }));
+  });
+  return std::make_unique<TreeStream>(
+      g, t, net, AlgorithmId::Tree,
+      [](std::uint64_t bytes, std::vector<std::uint64_t>& whole) { whole.assign(1, bytes); });
 }
 
 bool tree_links_private(const TreeFlows& t)
@@ -323,6 +344,8 @@ bool tree_links_private(const TreeFlows& t)
 
 bool TreeAllreduce::flow_plan(Group& g, std::uint64_t bytes) const
 {
+  if (g.member_times() != nullptr && !member_timed_tree(g) && stream_tree(g) && exact_flow_form(g))
+    throw Error("internal: the tree's whole stream driven aggregation by aggregation (stream_program)");
   if (g.options().fidelity == Fidelity::Auto)
     g.world().note_exact_form(AlgorithmId::Tree); // exact_flow_form said so (drivable)
   tree_flow_plan(g, binary_tree_flows(g), {bytes}, AlgorithmId::Tree, member_timed_tree(g));

@@ -118,12 +118,19 @@ struct Phase::Impl {
       mirror_lanes();
     // The streams of a solo world are driven (below) with each rank's start: a plan may end each rank at its own time
     // (drive_stream; drive_priority, where a rank starts a committed aggregation when it is done with the one before).
-    for (auto& g : groups_)
+    // One in-order stream of a solo world, driven: its driver may run every aggregation as one program
+    // (Collective::stream_program, drive_program).
+    const bool whole = world_.solo() && dag_.comm_policy == dag::CommPolicy::InOrder && dag_.comm_streams == 1;
+    for (auto& g : groups_) {
       g->set_member_timed(world_.solo());
+      g->set_whole_stream(whole);
+    }
     driven_ = spec.drive_streams && drivable();
     if (!driven_)
-      for (auto& g : groups_)
+      for (auto& g : groups_) {
         g->set_member_timed(false);
+        g->set_whole_stream(false);
+      }
     if (dag_.comm_policy == dag::CommPolicy::Priority && !driven_ && nominal_) {
       nominal_ = false; // per-rank actors and their scheduler (not drivable: an aggregation is no flow plan)
       world_.set_solo(false);
@@ -317,6 +324,11 @@ private:
    *  its own time (never before its start). The same entries as run_stream's. */
   void drive_stream(int lanes, int lane, collectives::Group& group)
   {
+    if (group.whole_stream())
+      if (std::unique_ptr<collectives::StreamProgram> program = collective_.stream_program(group)) {
+        drive_program(lanes, lane, *program);
+        return;
+      }
     std::vector<double> starts(static_cast<std::size_t>(world_.size()));
     collectives::Group::MemberTimes times; // the group's members are the ranks, in order
     for_each_entry(dag_.communication, lanes, lane, [&](int it, const dag::Task& task) {
@@ -341,6 +353,98 @@ private:
         finish(r, it, task.id, starts[r], times.ends.empty() ? end : times.ends[r]);
       return true;
     });
+  }
+
+  /** Communication stream `lane` (the only one: Group::whole_stream) of every rank at once, as one program: each
+   *  rank's aggregations are given to it in order as their readiness becomes known (the readiness without the
+   *  stream's chain, which the program keeps: a rank starts an aggregation when it is ready and the rank is done with
+   *  the one before), and the program runs until a rank that may need one not known yet is done with all it was
+   *  given; what ended is then finished, which lets that rank's other streams run ahead to its next readiness (a
+   *  rank's readiness depends on its own tasks only). An aggregation of a later iteration given while the phase may
+   *  still find the iterations repeat marks them as not repeating (note_aggregation), as the message level's probe
+   *  would see it start before every rank ended the first: the phase then simulates every iteration. The entries of
+   *  drive_stream. */
+  void drive_program(int lanes, int lane, collectives::StreamProgram& program)
+  {
+    struct Entry {
+      int it;
+      const dag::Task* task;
+    };
+    std::vector<Entry> entries;
+    for_each_entry(dag_.communication, lanes, lane, [&](int it, const dag::Task& task) {
+      entries.push_back({it, &task});
+      return true;
+    });
+    const std::size_t ranks = static_cast<std::size_t>(world_.size());
+    std::vector<std::size_t> given(ranks, 0), ended(ranks, 0);
+    std::vector<char> open(ranks, 0);
+    std::vector<collectives::StreamProgram::Ended> out;
+    double last = start_;
+    for (;;) {
+      for (std::size_t r = 0; r < ranks; ++r) { // give each rank what is known
+        const int rank = static_cast<int>(r);
+        open[r] = 0;
+        while (given[r] < entries.size() && runs(entries[given[r]].it)) {
+          const Entry& e = entries[given[r]];
+          const bool idle = ended[r] == given[r];
+          const int chain_it = given[r] > 0 ? entries[given[r] - 1].it : -1;
+          const int chain_task = given[r] > 0 ? entries[given[r] - 1].task->id : -1;
+          double ready = ready_except(rank, e.it, *e.task, chain_it, chain_task);
+          if (ready == kNotYet && idle) // it may need it now: its other streams get there first
+            ready = known_ready_except(rank, e.it, *e.task, chain_it, chain_task);
+          if (ready == kNotYet) {
+            open[r] = !idle; // not known yet, the rank busy: the program stops when it is done (or: repeats)
+            break;
+          }
+          note_aggregation(e.it);
+          program.give(rank, e.task->bytes, std::max(ready, start_));
+          ++given[r];
+        }
+      }
+      if (program.idle())
+        break; // everything given has ended, and nothing more is (or the iterations repeat)
+      links_.set_floor(lane, program.floor_s());
+      if (program.run(open, out) == 0)
+        throw Error("internal: a stream program ran no step with aggregations in flight");
+      for (const auto& x : out) {
+        const Entry& e = entries[x.k];
+        ++ended[static_cast<std::size_t>(x.member)];
+        last = std::max(last, x.end_s);
+        finish(x.member, e.it, e.task->id, x.start_s, x.end_s);
+      }
+      out.clear();
+    }
+    catch_up(last); // the stream ends when its last aggregation does
+  }
+
+  /** ready_at without the dependency on task `skip_task` of iteration `skip_it` (a stream's chain). */
+  double ready_except(int rank, int it, const dag::Task& task, int skip_it, int skip_task) const
+  {
+    double t = 0;
+    for (int d : task.deps)
+      if (it != skip_it || d != skip_task)
+        t = std::max(t, done_at(rank, it, d));
+    for (const auto& d : task.other) {
+      const int other = it + d.offset;
+      if (other >= 0 && other < static_cast<int>(iterations_) && (other != skip_it || d.task != skip_task))
+        t = std::max(t, done_at(rank, other, d.task));
+    }
+    return t;
+  }
+
+  /** known_ready_at for ready_except. */
+  double known_ready_except(int rank, int it, const dag::Task& task, int skip_it, int skip_task)
+  {
+    RankState& state = states_[rank];
+    ++state.waiting; // before the lock: a notifier that runs meanwhile sees it
+    state.waits.emplace_back(it, &task);
+    {
+      std::unique_lock<sg4::Mutex> lock(*state.mutex);
+      state.cv->wait(lock, [&] { return ready_except(rank, it, task, skip_it, skip_task) != kNotYet || !runs(it); });
+    }
+    --state.waiting;
+    state.waits.erase(std::find(state.waits.begin(), state.waits.end(), std::make_pair(it, &task)));
+    return runs(it) ? ready_except(rank, it, task, skip_it, skip_task) : kNotYet;
   }
 
   /** Sleeps until `t` if it is in the future. */

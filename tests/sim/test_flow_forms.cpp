@@ -1999,3 +1999,115 @@ TEST_CASE("the computed trees refuse a network computed for other trees")
   });
   engine.engine().run();
 }
+
+namespace {
+/** Every member's aggregations of a tree stream over the contended fat tree's 32 GPUs (one binary heap): `sizes` in
+ *  order, the first ready at member v's v microseconds, the later ones at 0 (each starts when the one before ends).
+ *  Given all at once (`pieces` false), or each as its member reaches it, the program stopped every time a member has
+ *  ended all it was given (`pieces` true). The ends by member and aggregation; `stops`: the runs it took. */
+std::vector<std::vector<double>> tree_stream_ends(collectives::CommWorld& world,
+                                                  const std::vector<std::uint64_t>& sizes, bool pieces, int& stops)
+{
+  collectives::Group group(world);
+  group.set_member_timed(true);
+  const int p = world.size();
+  collectives::TreeFlows t = collectives::tree_flows_of(group, {analytical::binary_heap(p)});
+  const collectives::TreeLinks links = collectives::tree_links(t);
+  REQUIRE(links.computable);
+  REQUIRE(!links.exact); // the NICs and PCIe switches carry different members' edges: aggregations meet there
+  collectives::ComputedTrees net = collectives::computed_trees_of(t, links);
+  collectives::TreeStream stream(group, t, net, collectives::AlgorithmId::Tree,
+                                 [](std::uint64_t bytes, std::vector<std::uint64_t>& v) { v.assign(1, bytes); });
+  const double t0 = sg4::Engine::get_clock();
+  std::vector<std::size_t> given(static_cast<std::size_t>(p), 0);
+  auto give = [&](int v) {
+    const std::size_t k = given[static_cast<std::size_t>(v)]++;
+    stream.give(v, sizes[k], k == 0 ? t0 + v * 1e-6 : t0);
+  };
+  std::vector<std::vector<double>> ends(static_cast<std::size_t>(p), std::vector<double>(sizes.size(), -1));
+  std::vector<collectives::StreamProgram::Ended> ended;
+  std::vector<char> open(static_cast<std::size_t>(p), pieces ? 1 : 0);
+  for (int v = 0; v < p; ++v)
+    for (std::size_t k = 0; k < (pieces ? 1 : sizes.size()); ++k)
+      give(v);
+  stops = 0;
+  while (!stream.idle()) {
+    REQUIRE(stream.run(open, ended) > 0);
+    ++stops;
+    for (const auto& e : ended) {
+      ends[static_cast<std::size_t>(e.member)][e.k] = e.end_s - t0;
+      if (pieces && e.k + 1 == given[static_cast<std::size_t>(e.member)] &&
+          given[static_cast<std::size_t>(e.member)] < sizes.size())
+        give(e.member); // it has ended all it was given: its next one
+      if (pieces && given[static_cast<std::size_t>(e.member)] == sizes.size())
+        open[static_cast<std::size_t>(e.member)] = 0;
+    }
+    ended.clear();
+  }
+  return ends;
+}
+} // namespace
+
+TEST_CASE("a tree stream given each aggregation as its member reaches it equals the stream given all at once")
+{
+  // The driver of a whole stream (engine/phase.cpp, drive_program) gives a member its next aggregation only once its
+  // readiness is known, and the program stops after the step where a member that may be given more has ended all it
+  // was given, so that the next one starts when it would have. 32 GPUs whose node's 4 share a PCIe switch and a NIC,
+  // three aggregations each (1 MiB, 64 KiB, 4 MiB), members starting 1 us apart: a member starts its next aggregation
+  // while others still run the one before, over the same NICs.
+  test::ProbeEngine engine(contended_fat_tree());
+  const std::vector<std::uint64_t> sizes{1 << 20, 1 << 16, 1 << 22};
+  sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
+    const auto world = gpu_world(engine, "s");
+    world->set_solo(true);
+    int whole_stops = 0, piece_stops = 0;
+    const auto whole = tree_stream_ends(*world, sizes, false, whole_stops);
+    const auto pieces = tree_stream_ends(*world, sizes, true, piece_stops);
+    CHECK(whole_stops == 1);
+    CHECK(piece_stops >= 2); // the ends of the first two aggregations stopped it at least once each
+    for (std::size_t v = 0; v < whole.size(); ++v)
+      for (std::size_t k = 0; k < sizes.size(); ++k) {
+        REQUIRE(whole[v][k] > 0);
+        CHECK(pieces[v][k] == Approx(whole[v][k]).epsilon(1e-12));
+      }
+    // Each aggregation computed alone from every member's end of the one before (computed_trees_plan, as the driver
+    // ran them before whole streams) comes out otherwise: aggregations in flight together meet on the NICs.
+    collectives::Group group(*world);
+    group.set_member_timed(true);
+    collectives::TreeFlows t = collectives::tree_flows_of(group, {analytical::binary_heap(world->size())});
+    collectives::ComputedTrees net = collectives::computed_trees_of(t, collectives::tree_links(t));
+    collectives::Group::MemberTimes times;
+    const double t0 = sg4::Engine::get_clock();
+    double apart = 0;
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      times.starts.clear();
+      for (std::size_t v = 0; v < whole.size(); ++v)
+        times.starts.push_back(t0 + (k == 0 ? static_cast<double>(v) * 1e-6 : whole[v][k - 1]));
+      group.set_member_times(&times);
+      collectives::computed_trees_plan(group, t, {sizes[k]}, net);
+      group.set_member_times(nullptr);
+      for (std::size_t v = 0; v < whole.size(); ++v)
+        apart = std::max(apart, std::fabs(times.ends[v] - t0 - whole[v][k]) / whole[v][k]);
+    }
+    CHECK(apart > 1e-6);
+  });
+  engine.engine().run();
+}
+
+TEST_CASE("a tree stream refuses members given different aggregations")
+{
+  test::ProbeEngine engine(contended_fat_tree());
+  sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
+    const auto world = gpu_world(engine, "d");
+    world->set_solo(true);
+    collectives::Group group(*world);
+    group.set_member_timed(true);
+    collectives::TreeFlows t = collectives::tree_flows_of(group, {analytical::binary_heap(world->size())});
+    collectives::ComputedTrees net = collectives::computed_trees_of(t, collectives::tree_links(t));
+    collectives::TreeStream stream(group, t, net, collectives::AlgorithmId::Tree,
+                                   [](std::uint64_t bytes, std::vector<std::uint64_t>& v) { v.assign(1, bytes); });
+    stream.give(0, 4096, 0);
+    CHECK_THROWS_WITH(stream.give(1, 8192, 0), Catch::Contains("members given different aggregations"));
+  });
+  engine.engine().run();
+}
