@@ -273,9 +273,10 @@ private:
     std::size_t k = 0;
     double start = 0;
   };
-  /** A member: its aggregations given (ready times), the one in progress or next (`k`), its trees still running it. */
+  /** A member: how many aggregations it was given (their ready times in ready_), the one in progress or next (`k`),
+   *  its trees still running it. */
   struct Member {
-    std::vector<double> ready;
+    std::size_t given = 0;
     std::size_t k = 0;
     int trees_left = 0;
     bool scheduled = false; ///< its next start is on the clock
@@ -300,6 +301,7 @@ private:
   Split split_;
   std::size_t members_, trees_;
   std::vector<std::uint64_t> bytes_, chunks_; ///< per aggregation k, per tree j: [k * trees + j]
+  std::vector<double> ready_;                 ///< per aggregation k, per member v: [k * members + v]
   std::vector<Program> prog_;                 ///< [j * members + v]
   std::vector<Edge> edges_;                   ///< [(j * members + child) * 2 + up]
   std::vector<Member> member_;

@@ -227,7 +227,7 @@ void TreeStream::give_trees(int member, const std::vector<std::uint64_t>& per_tr
   if (v >= members_ || per_tree.size() != trees_)
     throw Error("internal: a tree stream given an aggregation of another group");
   Member& m = member_[v];
-  const std::size_t k = m.ready.size();
+  const std::size_t k = m.given;
   if (k * trees_ == bytes_.size()) { // the first member given its k-th aggregation: the aggregation's chunks
     for (std::size_t j = 0; j < trees_; ++j) {
       bytes_.push_back(per_tree[j]);
@@ -235,7 +235,10 @@ void TreeStream::give_trees(int member, const std::vector<std::uint64_t>& per_tr
     }
   } else if (!std::equal(per_tree.begin(), per_tree.end(), bytes_.begin() + static_cast<std::ptrdiff_t>(k * trees_)))
     throw Error("internal: a tree stream's members given different aggregations");
-  m.ready.push_back(ready_s);
+  if (ready_.size() < (k + 1) * members_)
+    ready_.resize((k + 1) * members_, 0.0);
+  ready_[k * members_ + v] = ready_s;
+  ++m.given;
   if (m.k == k) { // idle: it starts this one next
     ++active_;
     schedule(v);
@@ -245,7 +248,8 @@ void TreeStream::give_trees(int member, const std::vector<std::uint64_t>& per_tr
 void TreeStream::schedule(std::size_t v)
 {
   Member& m = member_[v];
-  clock_.at(std::max({m.ready[m.k], m.k > 0 ? m.end : m.ready[m.k], now_}), trees_ * members_ + v, kStart);
+  const double ready = ready_[m.k * members_ + v];
+  clock_.at(std::max({ready, m.k > 0 ? m.end : ready, now_}), trees_ * members_ + v, kStart);
   m.scheduled = true;
 }
 
@@ -352,7 +356,7 @@ void TreeStream::tree_done(std::size_t /*j*/, std::size_t v)
   if (ended_ != nullptr)
     ended_->push_back({static_cast<int>(v), m.k, m.start, now_});
   ++m.k;
-  if (m.k < m.ready.size()) {
+  if (m.k < m.given) {
     schedule(v);
     return;
   }
@@ -436,7 +440,7 @@ double TreeStream::floor_s() const
 {
   double floor = now_; // what starts from now on
   for (const Member& m : member_)
-    if (m.k < m.ready.size() && !m.scheduled)
+    if (m.k < m.given && !m.scheduled)
       floor = std::min(floor, m.start); // in progress: its transfers started at its start or later
   return floor;
 }
