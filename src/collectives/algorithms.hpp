@@ -249,8 +249,8 @@ public:
   using Split = std::function<void(std::uint64_t bytes, std::vector<std::uint64_t>& per_tree)>;
   TreeStream(Group& group, TreeFlows& trees, ComputedTrees& net, AlgorithmId chunks_of, Split split);
   void give(int member, std::uint64_t bytes, double ready_s) override;
-  /** give() with each tree's bytes. */
-  void give_trees(int member, const std::vector<std::uint64_t>& per_tree, double ready_s);
+  /** give() with each tree's bytes, each member sleeping `delay_s` from its start before its part. */
+  void give_trees(int member, const std::vector<std::uint64_t>& per_tree, double ready_s, double delay_s = 0);
   std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) override;
   bool idle() const override { return active_ == 0; }
   double floor_s() const override;
@@ -282,7 +282,9 @@ private:
     bool scheduled = false; ///< its next start is on the clock
     double start = 0, end = 0;
   };
-  enum : int { kRun, kPostSend, kReceived, kStart };
+  enum : int { kRun, kPostSend, kReceived, kStart, kBegin };
+  /** Member v begins its current aggregation in every tree. */
+  void begin(std::size_t v);
   std::uint64_t size_of(std::size_t j, std::size_t k, std::uint64_t chunk) const;
   void start_if_posted(std::size_t e);
   std::size_t edge_of(std::size_t j, std::size_t v) const;
@@ -302,6 +304,7 @@ private:
   std::size_t members_, trees_;
   std::vector<std::uint64_t> bytes_, chunks_; ///< per aggregation k, per tree j: [k * trees + j]
   std::vector<double> ready_;                 ///< per aggregation k, per member v: [k * members + v]
+  std::vector<double> delay_;                 ///< per aggregation k: what each member sleeps first (give_trees)
   std::vector<Program> prog_;                 ///< [j * members + v]
   std::vector<Edge> edges_;                   ///< [(j * members + child) * 2 + up]
   std::vector<Member> member_;
@@ -522,6 +525,8 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
+  /** The one rule's for this group (the choice depends on the group alone). */
+  std::unique_ptr<StreamProgram> stream_program(Group& group) const override;
 
 private:
   std::vector<Rule> rules_;
@@ -544,6 +549,9 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
+  /** The inner algorithm's, every member sleeping the call cost first (StreamProgram::add_call_cost), as drive()
+   *  delays each member's start by it. */
+  std::unique_ptr<StreamProgram> stream_program(Group& group) const override;
 
 private:
   std::unique_ptr<Collective> inner_;

@@ -638,6 +638,22 @@ public:
   /** No transfer the program reports from now on starts before this time (the engine's link log folds what ends
    *  before it). */
   virtual double floor_s() const = 0;
+  /** Every member sleeps cost(bytes) from its start of each aggregation of `bytes` given from now on, before its part
+   *  (a stack's per-call cost: StackCall); costs added add up. */
+  void add_call_cost(std::function<double(std::uint64_t)> cost) { costs_.push_back(std::move(cost)); }
+
+protected:
+  /** The call costs' sum for an aggregation of `bytes` (add_call_cost). */
+  double call_cost_s(std::uint64_t bytes) const
+  {
+    double s = 0;
+    for (const auto& cost : costs_)
+      s += cost(bytes);
+    return s;
+  }
+
+private:
+  std::vector<std::function<double(std::uint64_t)>> costs_;
 };
 
 /** @brief An allreduce algorithm. Every rank calls allreduce() for the same tensors in the same order. */

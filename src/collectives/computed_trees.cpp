@@ -218,10 +218,10 @@ void TreeStream::give(int member, std::uint64_t bytes, double ready_s)
   if (!split_)
     throw Error("internal: this tree stream is given each tree's bytes (give_trees)");
   split_(bytes, split_scratch_);
-  give_trees(member, split_scratch_, ready_s);
+  give_trees(member, split_scratch_, ready_s, call_cost_s(bytes));
 }
 
-void TreeStream::give_trees(int member, const std::vector<std::uint64_t>& per_tree, double ready_s)
+void TreeStream::give_trees(int member, const std::vector<std::uint64_t>& per_tree, double ready_s, double delay_s)
 {
   const std::size_t v = static_cast<std::size_t>(member);
   if (v >= members_ || per_tree.size() != trees_)
@@ -233,6 +233,7 @@ void TreeStream::give_trees(int member, const std::vector<std::uint64_t>& per_tr
       bytes_.push_back(per_tree[j]);
       chunks_.push_back(analytical::pipeline_chunks(per_tree[j], pipeline_chunk_bytes(chunks_of_, o_, per_tree[j])));
     }
+    delay_.push_back(delay_s);
   } else if (!std::equal(per_tree.begin(), per_tree.end(), bytes_.begin() + static_cast<std::ptrdiff_t>(k * trees_)))
     throw Error("internal: a tree stream's members given different aggregations");
   if (ready_.size() < (k + 1) * members_)
@@ -365,19 +366,31 @@ void TreeStream::tree_done(std::size_t /*j*/, std::size_t v)
     stop_ = true; // it may need an aggregation it has not been given: the caller gives it first
 }
 
+void TreeStream::begin(std::size_t v)
+{
+  Member& m = member_[v];
+  m.trees_left = static_cast<int>(trees_);
+  for (std::size_t j = 0; j < trees_; ++j) {
+    prog_[j * members_ + v] = Program{0, 0, 0, m.k};
+    run_tree(j, v);
+  }
+}
+
 void TreeStream::wake(std::size_t who, int what)
 {
-  if (what == kStart) { // a member starts its next aggregation in every tree
+  if (what == kStart) { // a member starts its next aggregation: its call cost first (a sleep), if any
     const std::size_t v = who - trees_ * members_;
     Member& m = member_[v];
     m.scheduled = false;
     m.start = now_;
-    m.trees_left = static_cast<int>(trees_);
-    for (std::size_t j = 0; j < trees_; ++j) {
-      Program& p = prog_[j * members_ + v];
-      p = Program{0, 0, 0, m.k};
-      run_tree(j, v);
-    }
+    if (delay_[m.k] > 0)
+      clock_.sleep(now_, delay_[m.k], who, kBegin);
+    else
+      begin(v);
+    return;
+  }
+  if (what == kBegin) {
+    begin(who - trees_ * members_);
     return;
   }
   const std::size_t j = who / members_, v = who % members_;

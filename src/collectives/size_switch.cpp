@@ -89,6 +89,23 @@ std::vector<std::vector<Flow>> RankSwitch::flow_calls(Group& group, std::uint64_
   return by_ranks(rules_, group).flow_calls(group, bytes);
 }
 
+std::unique_ptr<StreamProgram> RankSwitch::stream_program(Group& group) const
+{
+  return by_ranks(rules_, group).stream_program(group);
+}
+
+std::unique_ptr<StreamProgram> StackCall::stream_program(Group& group) const
+{
+  std::unique_ptr<StreamProgram> program = inner_->stream_program(group);
+  if (program) {
+    const StackProfile stack = group.options().stack;
+    program->add_call_cost([stack](std::uint64_t bytes) {
+      return stack.call_overhead_s + stack.call_copy_s_per_byte * double(bytes); // as call_s
+    });
+  }
+  return program;
+}
+
 void StackCall::allreduce(Group& group, int self, std::uint64_t bytes) const
 {
   const double s = call_s(group, bytes);

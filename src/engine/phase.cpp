@@ -118,19 +118,25 @@ struct Phase::Impl {
       mirror_lanes();
     // The streams of a solo world are driven (below) with each rank's start: a plan may end each rank at its own time
     // (drive_stream; drive_priority, where a rank starts a committed aggregation when it is done with the one before).
-    // One in-order stream of a solo world, driven: its driver may run every aggregation as one program
-    // (Collective::stream_program, drive_program).
-    const bool whole = world_.solo() && dag_.comm_policy == dag::CommPolicy::InOrder && dag_.comm_streams == 1;
+    // One in-order stream of a solo world: its driver may run every aggregation as one program, where the collective
+    // (as the phase runs it: a stack's call costs, a switch by size) has one (Collective::stream_program,
+    // drive_program). Otherwise no group is a whole stream, and no algorithm counts on one.
+    const bool whole = world_.solo() && dag_.comm_policy == dag::CommPolicy::InOrder && dag_.comm_streams == 1 &&
+                       !dag_.communication.empty();
     for (auto& g : groups_) {
       g->set_member_timed(world_.solo());
       g->set_whole_stream(whole);
     }
+    if (whole)
+      program_ = collective_.stream_program(*groups_.front());
+    if (!program_)
+      groups_.front()->set_whole_stream(false);
     driven_ = spec.drive_streams && drivable();
+    if (!driven_ && program_)
+      throw Error("internal: a whole stream's program, but the phase is not driven");
     if (!driven_)
-      for (auto& g : groups_) {
+      for (auto& g : groups_)
         g->set_member_timed(false);
-        g->set_whole_stream(false);
-      }
     if (dag_.comm_policy == dag::CommPolicy::Priority && !driven_ && nominal_) {
       nominal_ = false; // per-rank actors and their scheduler (not drivable: an aggregation is no flow plan)
       world_.set_solo(false);
@@ -324,11 +330,10 @@ private:
    *  its own time (never before its start). The same entries as run_stream's. */
   void drive_stream(int lanes, int lane, collectives::Group& group)
   {
-    if (group.whole_stream())
-      if (std::unique_ptr<collectives::StreamProgram> program = collective_.stream_program(group)) {
-        drive_program(lanes, lane, *program);
-        return;
-      }
+    if (program_ && lanes == 1) { // (whole streams have one lane)
+      drive_program(lanes, lane, *program_);
+      return;
+    }
     std::vector<double> starts(static_cast<std::size_t>(world_.size()));
     collectives::Group::MemberTimes times; // the group's members are the ranks, in order
     for_each_entry(dag_.communication, lanes, lane, [&](int it, const dag::Task& task) {
@@ -913,6 +918,8 @@ private:
   std::set<int> transfer_ranks_;
   bool nominal_ = false; ///< nominal_times(): streams may run ahead
   bool driven_ = false;  ///< drivable(): one actor per communication stream runs every rank's aggregations
+  /** The collective's program for the phase's only in-order stream (Collective::stream_program), if it has one. */
+  std::unique_ptr<collectives::StreamProgram> program_;
   const dag::ProgressFn& progress_;
   const dag::AggregationProgressFn& aggregation_progress_;
   std::size_t aggregations_done_ = 0; ///< by rank 0
