@@ -97,8 +97,10 @@ std::string fidelity_help()
                           "nodes alike; among hier's node leaders with several streams, nodes "
                           "that XOR maps onto each other"
                     : e.id == collectives::AlgorithmId::Dbtree || e.id == collectives::AlgorithmId::NcclTree
-                        ? "one stream, every link crossed by one rank's transfers only"
-                        : "one stream, no link shared by tree edges without a common rank") +
+                        ? "one in-order stream: every aggregation in one network; the priority policy: every link "
+                          "crossed by one rank's transfers only"
+                        : "one in-order stream: every aggregation in one network; the priority policy: no link "
+                          "shared by tree edges without a common rank") +
                    ")"
              : std::string("message")));
   }

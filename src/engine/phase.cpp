@@ -240,14 +240,18 @@ private:
   }
 
   /** When every dependency of `task` is (or will be) done; kNotYet while one is unknown. */
-  double ready_at(int rank, int it, const dag::Task& task) const
+  double ready_at(int rank, int it, const dag::Task& task) const { return ready_except(rank, it, task, -1, -1); }
+
+  /** ready_at without the dependency on task `skip_task` of iteration `skip_it` (a stream's chain; -1: none). */
+  double ready_except(int rank, int it, const dag::Task& task, int skip_it, int skip_task) const
   {
     double t = 0;
     for (int d : task.deps)
-      t = std::max(t, done_at(rank, it, d));
+      if (it != skip_it || d != skip_task)
+        t = std::max(t, done_at(rank, it, d));
     for (const auto& d : task.other) {
       const int other = it + d.offset;
-      if (other >= 0 && other < static_cast<int>(iterations_))
+      if (other >= 0 && other < static_cast<int>(iterations_) && (other != skip_it || d.task != skip_task))
         t = std::max(t, done_at(rank, other, d.task));
     }
     return t;
@@ -255,9 +259,12 @@ private:
 
   /** When every dependency of `task` is (or will be) done, once that is known: waits on the rank's condition
    *  variable while a completion time is unknown. kNotYet if the iterations were found to repeat meanwhile. */
-  double known_ready_at(int rank, int it, const dag::Task& task)
+  double known_ready_at(int rank, int it, const dag::Task& task) { return known_ready_except(rank, it, task, -1, -1); }
+
+  /** known_ready_at for ready_except. */
+  double known_ready_except(int rank, int it, const dag::Task& task, int skip_it, int skip_task)
   {
-    double t = ready_at(rank, it, task);
+    double t = ready_except(rank, it, task, skip_it, skip_task);
     if (t != kNotYet)
       return t;
     RankState& state = states_[rank];
@@ -265,11 +272,11 @@ private:
     state.waits.emplace_back(it, &task);
     {
       std::unique_lock<sg4::Mutex> lock(*state.mutex);
-      state.cv->wait(lock, [&] { return ready_at(rank, it, task) != kNotYet || !runs(it); });
+      state.cv->wait(lock, [&] { return ready_except(rank, it, task, skip_it, skip_task) != kNotYet || !runs(it); });
     }
     --state.waiting;
     state.waits.erase(std::find(state.waits.begin(), state.waits.end(), std::make_pair(it, &task)));
-    return runs(it) ? ready_at(rank, it, task) : kNotYet; // kNotYet: the iterations repeat (replicate)
+    return runs(it) ? ready_except(rank, it, task, skip_it, skip_task) : kNotYet; // kNotYet: the iterations repeat
   }
 
   /** Returns once every dependency of `task` is done: sleeps until a known completion time, waits on the rank's
@@ -420,36 +427,6 @@ private:
       out.clear();
     }
     catch_up(last); // the stream ends when its last aggregation does
-  }
-
-  /** ready_at without the dependency on task `skip_task` of iteration `skip_it` (a stream's chain). */
-  double ready_except(int rank, int it, const dag::Task& task, int skip_it, int skip_task) const
-  {
-    double t = 0;
-    for (int d : task.deps)
-      if (it != skip_it || d != skip_task)
-        t = std::max(t, done_at(rank, it, d));
-    for (const auto& d : task.other) {
-      const int other = it + d.offset;
-      if (other >= 0 && other < static_cast<int>(iterations_) && (other != skip_it || d.task != skip_task))
-        t = std::max(t, done_at(rank, other, d.task));
-    }
-    return t;
-  }
-
-  /** known_ready_at for ready_except. */
-  double known_ready_except(int rank, int it, const dag::Task& task, int skip_it, int skip_task)
-  {
-    RankState& state = states_[rank];
-    ++state.waiting; // before the lock: a notifier that runs meanwhile sees it
-    state.waits.emplace_back(it, &task);
-    {
-      std::unique_lock<sg4::Mutex> lock(*state.mutex);
-      state.cv->wait(lock, [&] { return ready_except(rank, it, task, skip_it, skip_task) != kNotYet || !runs(it); });
-    }
-    --state.waiting;
-    state.waits.erase(std::find(state.waits.begin(), state.waits.end(), std::make_pair(it, &task)));
-    return runs(it) ? ready_except(rank, it, task, skip_it, skip_task) : kNotYet;
   }
 
   /** Sleeps until `t` if it is in the future. */
