@@ -517,3 +517,25 @@ TEST_CASE("SimGrid's clock: sleeps of many lengths end in time order, those due 
   CHECK(times[6] == Approx(6e-6).epsilon(1e-12));
   CHECK(times[8] == Approx(6e-6).epsilon(1e-12));
 }
+
+TEST_CASE("fluid network: a bound just under every link it crosses limits its flow, one at a link capacity does not")
+{
+  // The fill leaves out of its order a flow's bound that a link it crosses already caps (a link's level never exceeds
+  // its capacity times the flow's penalty): a bound of 0.9 of the narrowest link must stay in, and a bound equal to
+  // it changes nothing. Two links of 1e9 and 2e9, penalty 2.
+  for (const bool by_components : {false, true}) {
+    Net net;
+    net.solve_by_components(by_components);
+    net.set_capacity(0, 1e9);
+    net.set_capacity(1, 2e9);
+    const auto under = net.start(0, spec({0, 1}, 1e9, 0, 2, 9e8));
+    net.advance(0);
+    net.next_event();
+    CHECK(net.rate(under) == Approx(9e8).epsilon(1e-15));    // its bound, not the link's 1e9
+    const auto at = net.start(0, spec({1}, 1e9, 0, 2, 2e9)); // bound equal to link 1's capacity
+    net.advance(0);
+    net.next_event();
+    CHECK(net.rate(under) == Approx(9e8).epsilon(1e-15));
+    CHECK(net.rate(at) == Approx(1.1e9).epsilon(1e-15)); // what link 1 has left
+  }
+}
