@@ -283,6 +283,8 @@ private:
     double start = 0, end = 0;
   };
   enum : int { kRun, kPostSend, kReceived, kStart, kBegin };
+  /** Steps between two floors handed to the sink (StreamProgram::set_floor_sink): floor_s() visits every member. */
+  static constexpr std::size_t kFloorSteps = 4096;
   /** Member v begins its current aggregation in every tree. */
   void begin(std::size_t v);
   std::uint64_t size_of(std::size_t j, std::size_t k, std::uint64_t chunk) const;

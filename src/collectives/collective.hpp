@@ -638,6 +638,9 @@ public:
   /** No transfer the program reports from now on starts before this time (the engine's link log folds what ends
    *  before it). */
   virtual double floor_s() const = 0;
+  /** `sink(t)` is called now and then while the program runs, with floor_s() at that point (the engine's link log
+   *  then folds what ended before it, as the program goes, not only between runs). */
+  void set_floor_sink(std::function<void(double)> sink) { floor_sink_ = std::move(sink); }
   /** Every member sleeps cost(bytes) from its start of each aggregation of `bytes` given from now on, before its part
    *  (a stack's per-call cost: StackCall); costs added add up. */
   void add_call_cost(std::function<double(std::uint64_t)> cost) { costs_.push_back(std::move(cost)); }
@@ -652,8 +655,16 @@ protected:
     return s;
   }
 
+  /** Hands floor_s() to the floor sink, if any (set_floor_sink). */
+  void sink_floor() const
+  {
+    if (floor_sink_)
+      floor_sink_(floor_s());
+  }
+
 private:
   std::vector<std::function<double(std::uint64_t)>> costs_;
+  std::function<void(double)> floor_sink_;
 };
 
 /** @brief An allreduce algorithm. Every rank calls allreduce() for the same tensors in the same order. */

@@ -420,7 +420,8 @@ std::size_t TreeStream::run(const std::vector<char>& open, std::vector<Ended>& e
   std::vector<std::pair<std::size_t, int>> woken;
   std::size_t steps = 0;
   while (!stop_ && clock_.next(fluid, now_)) {
-    ++steps;
+    if (++steps % kFloorSteps == 0)
+      sink_floor(); // what ended before the transfers in flight and the members' starts can be folded
     clock_.due(now_, woken);
     finished = fluid.finished();
     for (std::size_t id : finished) {

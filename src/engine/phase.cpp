@@ -129,6 +129,8 @@ struct Phase::Impl {
     }
     if (whole)
       program_ = collective_.stream_program(*groups_.front());
+    if (program_)
+      program_->set_floor_sink([this](double t) { links_.set_floor(0, t); }); // the one lane's
     if (!program_)
       groups_.front()->set_whole_stream(false);
     driven_ = spec.drive_streams && drivable();
