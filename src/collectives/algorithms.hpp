@@ -191,6 +191,11 @@ bool member_timed_tree(Group& group);
  *  at once at its route's narrowest bandwidth (a member does one transfer at a time, so at most min(distinct senders,
  *  distinct receivers) of them at once: a non-blocking fat tree's leaf uplinks). */
 bool tree_links_private(const TreeFlows& trees);
+/** @brief The conditions every pipelined tree's whole stream shares (TreeStream): Fidelity::Auto, a whole-stream group
+ *  (Group::whole_stream) that is member-timed, of a solo world, of more than one member, not mixed with another
+ *  algorithm by size, and `id`'s flow form allowed under its stack (flow_form_allowed). Each algorithm adds that
+ *  ddlsim's network computes its routes (TreeLinks::computable). */
+bool whole_stream_allowed(Group& group, AlgorithmId id);
 /** @brief True when the tree's whole stream may run computed at message level on `group` (TreeStream): a
  *  whole-stream group (Group::whole_stream) of a solo world, a flow form under its stack, and routes ddlsim's network
  *  computes as SimGrid does (TreeLinks::computable). */
@@ -243,13 +248,13 @@ void computed_trees_plan(Group& group, TreeFlows& trees, const std::vector<std::
  *  starts each aggregation in every tree at once, at the later of its readiness and its end of the one before, so
  *  that transfers of aggregations in flight together share the links they cross (a DGX-1 node's NIC, crossed by its
  *  eight GPUs' tree edges). The message level wherever the routes are computable (TreeLinks::computable), in a
- *  solo world. `split` gives each tree's bytes of an aggregation. */
+ *  solo world. give() cuts an aggregation into one near-equal part per tree (chunk_bytes), as dbtree and NCCL's
+ *  trees give each tree half. */
 class TreeStream final : public StreamProgram {
 public:
-  using Split = std::function<void(std::uint64_t bytes, std::vector<std::uint64_t>& per_tree)>;
-  TreeStream(Group& group, TreeFlows& trees, ComputedTrees& net, AlgorithmId chunks_of, Split split);
+  TreeStream(Group& group, TreeFlows& trees, ComputedTrees& net, AlgorithmId chunks_of);
   void give(int member, std::uint64_t bytes, double ready_s) override;
-  /** give() with each tree's bytes, each member sleeping `delay_s` from its start before its part. */
+  /** give() with each tree's bytes given, each member sleeping `delay_s` from its start before its part. */
   void give_trees(int member, const std::vector<std::uint64_t>& per_tree, double ready_s, double delay_s = 0);
   std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) override;
   bool idle() const override { return active_ == 0; }
@@ -302,7 +307,6 @@ private:
   TreeFlows& t_;
   ComputedTrees& net_;
   AlgorithmId chunks_of_;
-  Split split_;
   std::size_t members_, trees_;
   std::vector<std::uint64_t> bytes_, chunks_; ///< per aggregation k, per tree j: [k * trees + j]
   std::vector<double> ready_;                 ///< per aggregation k, per member v: [k * members + v]
@@ -313,7 +317,7 @@ private:
   std::vector<std::size_t> owner_; ///< flow id -> edge
   analytical::SimClock clock_;
   analytical::FluidNetwork::FlowSpec spec_;
-  std::vector<std::uint64_t> split_scratch_;
+  std::vector<std::uint64_t> parts_; ///< give()'s scratch: each tree's bytes
   std::vector<Ended>* ended_ = nullptr;
   const std::vector<char>* open_ = nullptr;
   bool stop_ = false;

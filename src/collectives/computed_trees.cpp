@@ -122,6 +122,12 @@ TreeLinks tree_links(const TreeFlows& t)
   return out;
 }
 
+bool whole_stream_allowed(Group& g, AlgorithmId id)
+{
+  return g.options().fidelity == Fidelity::Auto && g.whole_stream() && g.member_timed() && !g.mixed() &&
+         g.world().solo() && g.size() > 1 && flow_form_allowed(id, g.options());
+}
+
 bool trees_links_owned(const TreeFlows& t)
 {
   return tree_links(t).exact;
@@ -168,7 +174,7 @@ void computed_trees_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t
   const std::size_t members = static_cast<std::size_t>(g.size());
   if (times == nullptr || times->starts.size() != members)
     throw Error("internal: the computed trees need every member's start");
-  TreeStream stream(g, t, net, chunks_of, nullptr);
+  TreeStream stream(g, t, net, chunks_of);
   for (std::size_t v = 0; v < members; ++v)
     stream.give_trees(static_cast<int>(v), bytes, times->starts[v]);
   std::vector<StreamProgram::Ended> ended;
@@ -193,14 +199,13 @@ void computed_trees_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t
 // (another). A member that is done in every tree goes on to its next aggregation (kStart). Time moves as SimGrid's
 // clock does (SimClock): a sleep lasts at least 1 ns, and every event due within 1 ns of a step, a sleep's end or a
 // transfer's, happens at that step.
-TreeStream::TreeStream(Group& g, TreeFlows& t, ComputedTrees& net, AlgorithmId chunks_of, Split split)
+TreeStream::TreeStream(Group& g, TreeFlows& t, ComputedTrees& net, AlgorithmId chunks_of)
     : g_(g)
     , world_(g.world())
     , o_(g.options())
     , t_(t)
     , net_(net)
     , chunks_of_(chunks_of)
-    , split_(std::move(split))
     , members_(static_cast<std::size_t>(g.size()))
     , trees_(t.trees.size())
     , prog_(trees_ * members_)
@@ -215,10 +220,10 @@ TreeStream::TreeStream(Group& g, TreeFlows& t, ComputedTrees& net, AlgorithmId c
 
 void TreeStream::give(int member, std::uint64_t bytes, double ready_s)
 {
-  if (!split_)
-    throw Error("internal: this tree stream is given each tree's bytes (give_trees)");
-  split_(bytes, split_scratch_);
-  give_trees(member, split_scratch_, ready_s, call_cost_s(bytes));
+  parts_.clear();
+  for (std::size_t j = 0; j < trees_; ++j)
+    parts_.push_back(chunk_bytes(bytes, trees_, j));
+  give_trees(member, parts_, ready_s, call_cost_s(bytes));
 }
 
 void TreeStream::give_trees(int member, const std::vector<std::uint64_t>& per_tree, double ready_s, double delay_s)

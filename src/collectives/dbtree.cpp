@@ -79,9 +79,7 @@ bool member_timed_dbtree(Group& g)
 
 bool stream_dbtree(Group& g)
 {
-  return g.options().fidelity == Fidelity::Auto && g.whole_stream() && g.member_timed() && !g.mixed() &&
-         g.world().solo() && g.size() > 1 && flow_form_allowed(AlgorithmId::Dbtree, g.options()) &&
-         double_tree_links(g).computable;
+  return whole_stream_allowed(g, AlgorithmId::Dbtree) && double_tree_links(g).computable;
 }
 
 std::unique_ptr<StreamProgram> DoubleBinaryTree::stream_program(Group& g) const
@@ -92,10 +90,7 @@ std::unique_ptr<StreamProgram> DoubleBinaryTree::stream_program(Group& g) const
   TreeFlows& t = double_tree_flows(g);
   ComputedTrees& net =
       g.cached_object<ComputedTrees>(kDbtreeComputedKey, [&] { return computed_trees_of(t, double_tree_links(g)); });
-  return std::make_unique<TreeStream>(g, t, net, AlgorithmId::Tree,
-                                      [](std::uint64_t bytes, std::vector<std::uint64_t>& halves) {
-                                        halves.assign({chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)});
-                                      });
+  return std::make_unique<TreeStream>(g, t, net, AlgorithmId::Tree); // half of each aggregation per tree
 }
 
 bool DoubleBinaryTree::flow_plan(Group& g, std::uint64_t bytes) const

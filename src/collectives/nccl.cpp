@@ -205,9 +205,7 @@ bool NcclTree::computed(Group& g)
 
 bool NcclTree::streamed(Group& g)
 {
-  return g.options().fidelity == Fidelity::Auto && g.whole_stream() && g.member_timed() && !g.mixed() &&
-         g.world().solo() && g.size() > 1 && flow_form_allowed(AlgorithmId::NcclTree, g.options()) &&
-         nccl_tree_links(g).computable;
+  return whole_stream_allowed(g, AlgorithmId::NcclTree) && nccl_tree_links(g).computable;
 }
 
 std::unique_ptr<StreamProgram> NcclTree::stream_program(Group& g) const
@@ -218,10 +216,7 @@ std::unique_ptr<StreamProgram> NcclTree::stream_program(Group& g) const
   TreeFlows& t = nccl_tree_flows(g, shapes_.of(g));
   ComputedTrees& net =
       g.cached_object<ComputedTrees>(kNcclTreeComputedKey, [&] { return computed_trees_of(t, nccl_tree_links(g)); });
-  return std::make_unique<TreeStream>(g, t, net, AlgorithmId::NcclTree,
-                                      [](std::uint64_t bytes, std::vector<std::uint64_t>& halves) {
-                                        halves.assign({chunk_bytes(bytes, 2, 0), chunk_bytes(bytes, 2, 1)});
-                                      });
+  return std::make_unique<TreeStream>(g, t, net, AlgorithmId::NcclTree); // half of each aggregation per tree
 }
 
 void NcclTree::tree_plan(Group& g, std::uint64_t bytes, const NcclShape& shape)

@@ -97,12 +97,8 @@ std::unique_ptr<StreamProgram> RankSwitch::stream_program(Group& group) const
 std::unique_ptr<StreamProgram> StackCall::stream_program(Group& group) const
 {
   std::unique_ptr<StreamProgram> program = inner_->stream_program(group);
-  if (program) {
-    const StackProfile stack = group.options().stack;
-    program->add_call_cost([stack](std::uint64_t bytes) {
-      return stack.call_overhead_s + stack.call_copy_s_per_byte * double(bytes); // as call_s
-    });
-  }
+  if (program) // (the group outlives the phase's program)
+    program->add_call_cost([&group](std::uint64_t bytes) { return call_s(group, bytes); });
   return program;
 }
 

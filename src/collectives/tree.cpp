@@ -258,8 +258,7 @@ bool member_timed_tree(Group& g)
 
 bool stream_tree(Group& g)
 {
-  return g.options().fidelity == Fidelity::Auto && g.whole_stream() && g.member_timed() && !g.mixed() &&
-         g.world().solo() && flow_form_allowed(AlgorithmId::Tree, g.options()) &&
+  return whole_stream_allowed(g, AlgorithmId::Tree) &&
          g.cached_object<TreeLinks>(kTreeLinksKey, [&g] { return tree_links(binary_tree_flows(g)); }).computable;
 }
 
@@ -278,9 +277,7 @@ std::unique_ptr<StreamProgram> TreeAllreduce::stream_program(Group& g) const
   ComputedTrees& net = g.cached_object<ComputedTrees>(kTreeComputedKey, [&] {
     return computed_trees_of(t, g.cached_object<TreeLinks>(kTreeLinksKey, [&t] { return tree_links(t); }));
   });
-  return std::make_unique<TreeStream>(
-      g, t, net, AlgorithmId::Tree,
-      [](std::uint64_t bytes, std::vector<std::uint64_t>& whole) { whole.assign(1, bytes); });
+  return std::make_unique<TreeStream>(g, t, net, AlgorithmId::Tree);
 }
 
 bool tree_links_private(const TreeFlows& t)

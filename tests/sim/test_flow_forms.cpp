@@ -2016,8 +2016,7 @@ std::vector<std::vector<double>> tree_stream_ends(collectives::CommWorld& world,
   REQUIRE(links.computable);
   REQUIRE(!links.exact); // the NICs and PCIe switches carry different members' edges: aggregations meet there
   collectives::ComputedTrees net = collectives::computed_trees_of(t, links);
-  collectives::TreeStream stream(group, t, net, collectives::AlgorithmId::Tree,
-                                 [](std::uint64_t bytes, std::vector<std::uint64_t>& v) { v.assign(1, bytes); });
+  collectives::TreeStream stream(group, t, net, collectives::AlgorithmId::Tree);
   const double t0 = sg4::Engine::get_clock();
   std::vector<std::size_t> given(static_cast<std::size_t>(p), 0);
   auto give = [&](int v) {
@@ -2094,7 +2093,7 @@ TEST_CASE("a tree stream given each aggregation as its member reaches it equals 
   engine.engine().run();
 }
 
-TEST_CASE("a tree stream refuses members given different aggregations")
+TEST_CASE("a tree stream refuses members given different aggregations, and members of another group")
 {
   test::ProbeEngine engine(contended_fat_tree());
   sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
@@ -2104,10 +2103,10 @@ TEST_CASE("a tree stream refuses members given different aggregations")
     group.set_member_timed(true);
     collectives::TreeFlows t = collectives::tree_flows_of(group, {analytical::binary_heap(world->size())});
     collectives::ComputedTrees net = collectives::computed_trees_of(t, collectives::tree_links(t));
-    collectives::TreeStream stream(group, t, net, collectives::AlgorithmId::Tree,
-                                   [](std::uint64_t bytes, std::vector<std::uint64_t>& v) { v.assign(1, bytes); });
+    collectives::TreeStream stream(group, t, net, collectives::AlgorithmId::Tree);
     stream.give(0, 4096, 0);
     CHECK_THROWS_WITH(stream.give(1, 8192, 0), Catch::Contains("members given different aggregations"));
+    CHECK_THROWS_WITH(stream.give(world->size(), 4096, 0), Catch::Contains("given an aggregation of another group"));
   });
   engine.engine().run();
 }
