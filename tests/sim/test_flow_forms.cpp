@@ -2110,3 +2110,34 @@ TEST_CASE("a tree stream refuses members given different aggregations, and membe
   });
   engine.engine().run();
 }
+
+TEST_CASE("the tree and dbtree refuse to run a whole stream's aggregation alone in their lock-step model")
+{
+  // Where a group is a whole stream and only the stream program is the message level (links shared by different
+  // members' edges), a plan asked for one aggregation with member times would fall back to the lock-step model and
+  // report it as exact: an internal error instead. 9 nodes of 8 PCIe GPUs over 10GbE (72 members, above 64; NCCL's
+  // trees own their links there, and are computed aggregation by aggregation).
+  platform::ClusterSpec spec;
+  spec.nodes = 9;
+  spec.gpus_per_node = 8;
+  spec.gpu = "V100-PCIe";
+  spec = platform::resolve_cluster_spec(spec, {"pcie", "10gbe", "star"}, platform::SpecNaming::Options);
+  test::ProbeEngine engine(spec);
+  sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
+    const auto world = gpu_world(engine, "w");
+    world->set_solo(true);
+    collectives::Group group(*world);
+    group.set_member_timed(true);
+    group.set_whole_stream(true);
+    REQUIRE(group.size() == 72);
+    collectives::Group::MemberTimes times;
+    times.starts.assign(72, sg4::Engine::get_clock());
+    group.set_member_times(&times);
+    CHECK_THROWS_WITH(collectives::TreeAllreduce().flow_plan(group, 1 << 20),
+                      Catch::Contains("the tree's whole stream driven aggregation by aggregation"));
+    CHECK_THROWS_WITH(collectives::DoubleBinaryTree().flow_plan(group, 1 << 20),
+                      Catch::Contains("dbtree's whole stream driven aggregation by aggregation"));
+    group.set_member_times(nullptr);
+  });
+  engine.engine().run();
+}
