@@ -410,20 +410,28 @@ bool FluidNetwork::solved_before(std::vector<std::size_t>& sharing)
   for (std::size_t id : sharing)
     if (flows_[id].tag == 0)
       return false;
-  std::stable_sort(sharing.begin(), sharing.end(),
-                   [this](std::size_t a, std::size_t b) { return flows_[a].tag < flows_[b].tag; });
+  // Sorted by tag, flows of one tag in the order given (a stable sort, without its buffer).
+  by_tag_.clear();
+  for (std::size_t i = 0; i < sharing.size(); ++i)
+    by_tag_.emplace_back(flows_[sharing[i]].tag, i);
+  std::sort(by_tag_.begin(), by_tag_.end());
+  component_order_.assign(sharing.begin(), sharing.end());
   std::vector<std::uint64_t>& tags = tags_;
   tags.clear();
-  for (std::size_t id : sharing)
-    tags.push_back(flows_[id].tag);
-  const auto found = solved_.find(hash_tags(tags)); // find: a miss adds no empty entry
-  if (found == solved_.end())
+  for (std::size_t i = 0; i < by_tag_.size(); ++i) {
+    sharing[i] = component_order_[by_tag_[i].second];
+    tags.push_back(by_tag_[i].first);
+  }
+  if (solved_table_.empty())
     return false;
-  for (const Solved& s : found->second) {
-    if (s.tags != tags) // another set whose hash is the same
+  const std::uint64_t hash = hash_tags(tags);
+  for (std::uint32_t at = solved_table_[hash & (solved_table_.size() - 1)]; at != kNone; at = solved_[at].next) {
+    const Solved& s = solved_[at];
+    if (s.hash != hash || s.size != tags.size() ||
+        !std::equal(tags.begin(), tags.end(), solved_tags_.begin() + s.first)) // another set in its slot
       continue;
     for (std::size_t k = 0; k < sharing.size(); ++k)
-      flows_[sharing[k]].rate = s.rates[k];
+      flows_[sharing[k]].rate = solved_rates_[s.first + k];
     return true;
   }
   return false;
@@ -439,16 +447,24 @@ void FluidNetwork::remember(const std::vector<std::size_t>& sharing)
     tags.push_back(flows_[id].tag);
   }
   if (!std::is_sorted(tags.begin(), tags.end()))
-    return;                           // (sorted by solved_before whenever every flow is tagged)
-  if (++solved_count_ > kMaxSolved) { // plans of ever new shapes: keep the memory bounded
+    return; // (sorted by solved_before whenever every flow is tagged)
+  if (solved_table_.empty())
+    solved_table_.assign(2 * kMaxSolved, kNone); // a power of two
+  if (solved_.size() == kMaxSolved || solved_tags_.size() + tags.size() > kMaxSolvedTags) {
+    // plans of ever new shapes: keep the memory bounded
+    std::fill(solved_table_.begin(), solved_table_.end(), kNone);
     solved_.clear();
-    solved_count_ = 1;
+    solved_tags_.clear();
+    solved_rates_.clear();
   }
-  Solved s;
-  s.tags = tags;
+  const std::uint64_t hash = hash_tags(tags);
+  std::uint32_t& head = solved_table_[hash & (solved_table_.size() - 1)];
+  solved_.push_back(
+      {hash, static_cast<std::uint32_t>(solved_tags_.size()), static_cast<std::uint32_t>(tags.size()), head});
+  head = static_cast<std::uint32_t>(solved_.size() - 1);
+  solved_tags_.insert(solved_tags_.end(), tags.begin(), tags.end());
   for (std::size_t id : sharing)
-    s.rates.push_back(flows_[id].rate);
-  solved_[hash_tags(tags)].push_back(std::move(s));
+    solved_rates_.push_back(flows_[id].rate);
 }
 
 std::uint64_t FluidNetwork::hash_tags(const std::vector<std::uint64_t>& tags)
@@ -512,11 +528,31 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
   // The links by level in a heap that holds each once (its place in `at`, moved as its level rises), the flows'
   // bounds, which never change, sorted: the next event of the filling is the lower of the two fronts, a link's at an
   // equal level, and among links the lower slot at an equal level.
+  // A link that one flow crosses once (most of a flow's links: its member's own, its NIC's where no other flow is)
+  // stays at the level where that flow alone fills it until the flow is fixed: not on the heap, but one entry per flow
+  // (its lowest such link), sorted once, met in the heap's own order (level, then slot).
   link_heap_.clear();
+  singles_.clear();
   for (std::uint32_t k = 0; k < links_.size(); ++k) {
-    links_[k].level = links_[k].left / links_[k].weights;
-    links_[k].at = k;
+    FillLink& link = links_[k];
+    link.level = link.left / link.weights;
+    if (link.unfixed == 1) {
+      link.at = kSingle;
+      continue;
+    }
+    link.at = static_cast<std::uint32_t>(link_heap_.size());
     link_heap_.push_back(k);
+  }
+  for (std::size_t id : sharing) {
+    std::uint32_t lowest = kOffHeap;
+    for (std::uint32_t l : flows_[id].links) {
+      const std::uint32_t k = link_slot_[l];
+      if (links_[k].at == kSingle && (lowest == kOffHeap || links_[k].level < links_[lowest].level ||
+                                      (links_[k].level == links_[lowest].level && k < lowest)))
+        lowest = k;
+    }
+    if (lowest != kOffHeap)
+      singles_.emplace_back(lowest, id);
   }
   auto before = [this](std::uint32_t a, std::uint32_t b) {
     return links_[a].level < links_[b].level || (links_[a].level == links_[b].level && a < b);
@@ -554,6 +590,9 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
   };
   for (std::size_t i = link_heap_.size() / 2; i-- > 0;)
     sift_down(i);
+  std::sort(singles_.begin(), singles_.end(),
+            [&before](const auto& a, const auto& b) { return before(a.first, b.first); });
+  std::size_t next_single = 0;
   std::sort(bounds_.begin(), bounds_.end());
   std::size_t next_bound = 0;
   touched_.clear();
@@ -563,6 +602,8 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
     f.rate = level / f.penalty;
     for (std::uint32_t l : f.links) {
       FillLink& link = links_[link_slot_[l]];
+      if (link.at == kSingle)
+        continue; // its only flow: done with it
       link.left -= f.rate;
       --link.unfixed;
       if (!link.mixed) // one penalty: the sum exactly
@@ -600,15 +641,30 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
   for (;;) {
     while (next_bound < bounds_.size() && fixed_[bounds_[next_bound].second])
       ++next_bound;
+    while (next_single < singles_.size() && fixed_[singles_[next_single].second])
+      ++next_single;
+    // The lowest link: the heap's front or the next single, the lower slot at an equal level.
+    const bool single_left = next_single < singles_.size();
+    const bool single_first =
+        single_left && (link_heap_.empty() || before(singles_[next_single].first, link_heap_.front()));
+    const bool link_left = single_left || !link_heap_.empty();
+    const double link_level =
+        !link_left ? 0.0 : links_[single_first ? singles_[next_single].first : link_heap_.front()].level;
     const bool bound_left = next_bound < bounds_.size();
-    if (bound_left && (link_heap_.empty() || bounds_[next_bound].first < links_[link_heap_.front()].level)) {
+    if (bound_left && (!link_left || bounds_[next_bound].first < link_level)) {
       const auto [at, id] = bounds_[next_bound++]; // a flow's own bound first
       fix(id, std::max(at, 0.0));
       renew();
       continue;
     }
-    if (link_heap_.empty())
+    if (!link_left)
       break;
+    if (single_first) {
+      const auto [k, id] = singles_[next_single++];
+      fix(id, std::max(links_[k].level, 0.0));
+      renew();
+      continue;
+    }
     const std::uint32_t which = link_heap_.front();
     FillLink& link = links_[which];
     link.at = kOffHeap;

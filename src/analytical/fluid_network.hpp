@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <limits>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 namespace ddlsim::analytical {
@@ -194,22 +193,29 @@ private:
   void remember(const std::vector<std::size_t>& sharing);
   /** Progressive filling over `sharing` (ids), setting their rates. */
   void fill(const std::vector<std::size_t>& sharing);
-  /** Shares computed before, by the sorted tags of the sharing flows. */
+  /** Shares computed before, by the sorted tags of the sharing flows: each set's tags and rates in flat pools, the
+   *  sets chained per slot of a table indexed by the tags' hash (no allocation per set once the pools have grown; all
+   *  forgotten at once past kMaxSolved sets). */
   struct Solved {
-    std::vector<std::uint64_t> tags; ///< sorted
-    std::vector<double> rates;       ///< per entry of tags
+    std::uint64_t hash;
+    std::uint32_t first; ///< its tags and rates: solved_tags_ and solved_rates_ [first, first + size)
+    std::uint32_t size;
+    std::uint32_t next; ///< the next set in its table slot (kNone: none)
   };
-  std::unordered_map<std::uint64_t, std::vector<Solved>> solved_; ///< by a hash of the tags
-  std::size_t solved_count_ = 0;
+  std::vector<std::uint32_t> solved_table_; ///< per slot (hash mod its size): the first set there, kNone: none
+  std::vector<Solved> solved_;
+  std::vector<std::uint64_t> solved_tags_;
+  std::vector<double> solved_rates_;
   std::size_t fills_ = 0;
-  static constexpr std::size_t kMaxSolved = 4096; ///< sets kept at most (then forgotten)
+  static constexpr std::size_t kMaxSolved = 4096;         ///< sets kept at most (then forgotten)
+  static constexpr std::size_t kMaxSolvedTags = 1u << 22; ///< their tags kept at most (32 MiB; then forgotten)
 
   // fill()'s scratch, kept between calls.
   struct FillLink {
     double left;           ///< bandwidth not yet given out
     double weights;        ///< sum of 1 / penalty over its unfixed flows
     std::uint32_t unfixed; ///< its flows not yet fixed
-    std::uint32_t at;      ///< its place in link_heap_ (kOffHeap: taken off)
+    std::uint32_t at;      ///< its place in link_heap_ (kOffHeap: taken off; kSingle: one flow crosses it once)
     std::uint32_t first;   ///< its flows: link_flows_[first, filled)
     std::uint32_t filled;
     std::uint32_t renewed; ///< the batch of fixes that last gave it a heap entry
@@ -218,19 +224,24 @@ private:
     double level = 0;      ///< where it is full: what it has left over its weights
   };
   static constexpr std::uint32_t kOffHeap = std::numeric_limits<std::uint32_t>::max();
+  static constexpr std::uint32_t kSingle = kOffHeap - 1; ///< FillLink::at of a link one flow crosses once
   std::vector<FillLink> links_;
   std::vector<std::uint32_t> link_stamp_, link_slot_; ///< per link id: the fill that saw it last, its place in links_
   std::uint32_t stamp_ = 0;
   std::vector<std::size_t> link_flows_;
   std::vector<char> fixed_;
   std::vector<std::uint32_t> link_heap_; ///< fill()'s links (slots of links_), a min-heap by level, then slot
+  /// fill()'s links that one flow crosses once, the lowest per flow (slot, flow), sorted by level, then slot
+  std::vector<std::pair<std::uint32_t, std::size_t>> singles_;
   std::vector<std::pair<double, std::size_t>> bounds_; ///< fill()'s flows' bounds that may limit them: level, flow
   std::vector<std::uint32_t> touched_;
   std::vector<std::uint64_t> tags_; ///< solved_before()'s and remember()'s: the flows' tags, sorted
+  std::vector<std::pair<std::uint64_t, std::size_t>> by_tag_; ///< solved_before()'s: (tag, place), sorted
   // solve()'s scratch, kept between calls.
   std::vector<std::uint32_t> link_seen_, flow_seen_, link_stack_; ///< by components: stamps, the links to visit
   std::uint32_t seen_stamp_ = 0;
   std::vector<std::size_t> component_;
+  std::vector<std::size_t> component_order_; ///< solved_before()'s: the flows as given
   std::vector<double> old_rates_;
   bool by_components_ = false;
 

@@ -221,6 +221,10 @@ struct TreeLinks {
   std::vector<std::uint32_t> left_out;
 };
 TreeLinks tree_links(const TreeFlows& trees);
+/** @brief Adds to `left_out` every link that `routes` cross which a narrower link (by a margin) shared by every route
+ *  crossing it makes redundant: its transfers are always among that link's, so it never fills and the computed shares
+ *  are the same to the bit without it (tree_links). */
+void dominated_links(const std::vector<const CommWorld::Route*>& routes, std::vector<std::uint32_t>& left_out);
 /** @brief ddlsim's own network over the links of a group's trees, kept between aggregations (computed_trees_plan). */
 struct ComputedTrees {
   analytical::FluidNetwork fluid;

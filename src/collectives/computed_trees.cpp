@@ -16,6 +16,74 @@
 
 namespace ddlsim::collectives {
 
+void dominated_links(const std::vector<const CommWorld::Route*>& routes, std::vector<std::uint32_t>& left_out)
+{
+  // Link l is left out where another link m, narrower by a margin, is crossed by every route that crosses l, and
+  // neither is crossed twice by one route: the transfers on l are then always among those on m, so l is never full
+  // while m has room, and in the fill (FluidNetwork::fill) m's level stays below l's as long as l has an unfixed flow
+  // (it has at most l's bandwidth less the same fixed rates, shared by at least the same weights). m is filled first
+  // and fixes every flow l has: l changes no rate, and no order in which other links are filled. Left out, the
+  // computed shares are the same to the bit, and each transfer crosses fewer links (on DGX-1 nodes a route's PCIe
+  // switch links, behind its NICs). The margin (relative 1e-6) keeps that order clear of rounding.
+  constexpr double kNarrower = 1 - 1e-6;
+  std::vector<std::uint32_t> crossed;     // per link: routes crossing it so far
+  std::vector<std::uint32_t> candidate;   // per link: the narrower links every route crossing it crossed (flattened)
+  std::vector<std::uint32_t> first, size; // per link: its candidates, candidate[first, first + size)
+  std::vector<char> twice;                // per link: a route crosses it twice
+  std::vector<double> capacity;
+  std::vector<char> seen_route;
+  std::vector<const CommWorld::Route*> distinct = routes;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  for (const CommWorld::Route* r : distinct)
+    for (std::size_t k = 0; k < r->shared_ids.size(); ++k) {
+      const std::uint32_t id = r->shared_ids[k];
+      if (id >= crossed.size()) {
+        crossed.resize(id + 1, 0);
+        first.resize(id + 1, 0);
+        size.resize(id + 1, 0);
+        twice.resize(id + 1, 0);
+        capacity.resize(id + 1, 0);
+      }
+      capacity[id] = r->shared_bandwidth[k];
+      for (std::size_t i = 0; i < k; ++i)
+        if (r->shared_ids[i] == id)
+          twice[id] = 1;
+    }
+  for (const CommWorld::Route* r : distinct) {
+    const auto& ids = r->shared_ids;
+    for (std::uint32_t l : ids) {
+      if (crossed[l]++ == 0) { // the first route: its narrower links
+        first[l] = static_cast<std::uint32_t>(candidate.size());
+        for (std::uint32_t m : ids)
+          if (m != l && capacity[m] < capacity[l] * kNarrower)
+            candidate.push_back(m);
+        size[l] = static_cast<std::uint32_t>(candidate.size()) - first[l];
+        continue;
+      }
+      std::uint32_t kept = 0; // the others: only the candidates this route crosses too
+      for (std::uint32_t i = 0; i < size[l]; ++i) {
+        const std::uint32_t m = candidate[first[l] + i];
+        if (std::find(ids.begin(), ids.end(), m) != ids.end())
+          candidate[first[l] + kept++] = m;
+      }
+      size[l] = kept;
+    }
+  }
+  std::vector<char> out(crossed.size(), 0);
+  for (std::uint32_t id : left_out)
+    out[id] = 1;
+  for (std::uint32_t l = 0; l < crossed.size(); ++l) {
+    if (crossed[l] == 0 || out[l] != 0 || twice[l] != 0)
+      continue;
+    for (std::uint32_t i = 0; i < size[l]; ++i)
+      if (twice[candidate[first[l] + i]] == 0) {
+        left_out.push_back(l);
+        break;
+      }
+  }
+}
+
 TreeLinks tree_links(const TreeFlows& t)
 {
   TreeLinks out;
@@ -90,12 +158,13 @@ TreeLinks tree_links(const TreeFlows& t)
     return sum;
   };
   // Left out of the computed network: a link whose bound holds there too. The count does (each flow keeps its route's
-  // narrowest bandwidth as its bound); feeders and drains do where they are all links that stay, one member's own
-  // (two links bounded only by each other, each the other's feeder or drain, are both exact and both needed).
+  // narrowest bandwidth as its bound); feeders and drains do where they are all links that surely stay: one member's
+  // own, or links no bound holds for (a DGX-1 node's NIC, which eight GPUs' tree edges cross: the feeders of a fat
+  // tree's non-blocking leaf uplink). Two links bounded only by each other, each the other's feeder or drain, are
+  // both exact and both needed: neither surely stays, so both do.
   auto owned = [&links](std::uint32_t id) { return links[id].common[0] >= 0 || links[id].common[1] >= 0; };
-  auto all_owned = [&owned](const Links& v) {
-    return std::all_of(v.begin(), v.end(), [&owned](const auto& link) { return owned(link.first); });
-  };
+  enum Bound : char { kNone = 0, kByCount = 1, kByFeeders = 2, kByDrains = 4 };
+  std::vector<char> bound(links.size(), kNone);
   bool bounded = true;
   for (std::uint32_t id = 0; id < links.size(); ++id) {
     Crossing& l = links[id];
@@ -103,20 +172,25 @@ TreeLinks tree_links(const TreeFlows& t)
       continue; // no transfer, or one member's own
     // Relative 1e-12: a capacity computed as the sum of the links it serves (a fat tree's uplink) may round below it.
     auto carries = [&l](double load) { return l.capacity >= load * (1 - 1e-12); };
-    const bool by_count = carries(l.sum_fastest);
-    const bool by_feeders = !l.unfed && carries(sum_distinct(l.feeders));
-    const bool by_drains = !l.undrained && carries(sum_distinct(l.drains));
-    if (!by_count && !by_feeders && !by_drains) {
+    bound[id] = static_cast<char>((carries(l.sum_fastest) ? kByCount : kNone) |
+                                  (!l.unfed && carries(sum_distinct(l.feeders)) ? kByFeeders : kNone) |
+                                  (!l.undrained && carries(sum_distinct(l.drains)) ? kByDrains : kNone));
+    if (bound[id] == kNone)
       bounded = false; // it may limit a transfer when aggregations meet there: computed with all of them (TreeStream)
-      continue;
-    }
-    if (by_count || (by_feeders && all_owned(l.feeders)) || (by_drains && all_owned(l.drains)))
-      out.left_out.push_back(id);
   }
+  auto stay = [&](const Links& v) {
+    return std::all_of(v.begin(), v.end(),
+                       [&](const auto& link) { return owned(link.first) || bound[link.first] == kNone; });
+  };
+  for (std::uint32_t id = 0; id < links.size(); ++id)
+    if ((bound[id] & kByCount) != 0 || ((bound[id] & kByFeeders) != 0 && stay(links[id].feeders)) ||
+        ((bound[id] & kByDrains) != 0 && stay(links[id].drains)))
+      out.left_out.push_back(id);
   if (!CommWorld::fluid_exact(routes)) {
     out.left_out.clear();
     return out;
   }
+  dominated_links(routes, out.left_out);
   out.computable = true;
   out.exact = bounded;
   return out;

@@ -84,12 +84,14 @@ bool owned(const std::vector<std::pair<int, int>>& x, double x_bytes_per_s,
   return collectives::trees_links_owned(t.flows);
 }
 
-/** The links tree_links leaves out of the computed network for these routes. */
+/** The links tree_links leaves out of the computed network for these routes, sorted. */
 std::vector<std::uint32_t> left_out(const std::vector<std::pair<int, int>>& x, double x_bytes_per_s)
 {
   Trees t;
   build(t, x, x_bytes_per_s);
-  return collectives::tree_links(t.flows).left_out;
+  std::vector<std::uint32_t> out = collectives::tree_links(t.flows).left_out;
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 } // namespace
@@ -98,7 +100,9 @@ TEST_CASE("trees_links_owned: a link of one member's edges qualifies whatever it
 {
   // 3 -> 1, 1 -> 3 and 4 -> 1 cross X: member 1 is in every one, and takes part in one aggregation at a time.
   CHECK(owned({{3, 1}, {1, 3}, {4, 1}}, 0.01 * kB));
-  CHECK(left_out({{3, 1}, {1, 3}, {4, 1}}, 0.01 * kB).empty()); // it limits them: it stays
+  // It limits them: it stays. The own links that only routes across X cross (3's up and down links, 6 and 7, and
+  // 4's up link, 8) are narrower than X never (dominated_links): they go. 1's, crossed by routes to 0 too, stay.
+  CHECK(left_out({{3, 1}, {1, 3}, {4, 1}}, 0.01 * kB) == std::vector<std::uint32_t>{6, 7, 8});
   // 2 -> 0 too: no member in common, and X (0.01 B) narrower than any transfer.
   CHECK_FALSE(owned({{3, 1}, {1, 3}, {4, 1}, {2, 0}}, 0.01 * kB));
 }
@@ -159,7 +163,11 @@ TEST_CASE("tree_links: two shared links bounded only by each other are exact, bu
   }
   const collectives::TreeLinks links = collectives::tree_links(t.flows);
   CHECK(links.exact);
-  CHECK(links.left_out.empty());
+  // Only the own links that X and Y make redundant go (3's and 2's up links, 6 and 4: crossed only by the routes
+  // across X and Y, which are narrower: dominated_links); X and Y, equally wide, both stay.
+  std::vector<std::uint32_t> out = links.left_out;
+  std::sort(out.begin(), out.end());
+  CHECK(out == std::vector<std::uint32_t>{4, 6});
 }
 
 TEST_CASE("trees_links_owned: a route that starts or ends on the shared link leaves it unbounded on that side")
@@ -171,4 +179,90 @@ TEST_CASE("trees_links_owned: a route that starts or ends on the shared link lea
   CHECK_FALSE(owned({{3, 1}, {2, 0}}, 1.5 * kB, {}, {{2, 0}}));
   // Neither: X of 2 B is bounded on both sides.
   CHECK(owned({{3, 1}, {2, 0}}, 2 * kB));
+}
+
+namespace {
+
+/** A route over `links` (id, bandwidth), in that order. */
+CommWorld::Route route_over(const std::vector<std::pair<std::uint32_t, double>>& links)
+{
+  CommWorld::Route r;
+  for (const auto& [id, bw] : links) {
+    r.shared.push_back(nullptr);
+    r.shared_ids.push_back(id);
+    r.shared_bandwidth.push_back(bw);
+  }
+  return r;
+}
+
+/** dominated_links over `routes`, sorted. */
+std::vector<std::uint32_t> dominated(const std::vector<CommWorld::Route>& routes,
+                                     std::vector<std::uint32_t> left_out = {})
+{
+  std::vector<const CommWorld::Route*> ptrs;
+  for (const auto& r : routes)
+    ptrs.push_back(&r);
+  collectives::dominated_links(ptrs, left_out);
+  std::sort(left_out.begin(), left_out.end());
+  return left_out;
+}
+
+} // namespace
+
+TEST_CASE("dominated_links: a link goes where a narrower one is crossed by every route that crosses it")
+{
+  // Link 1 (1 B) and link 2 (0.5 B): both routes cross both, so every transfer on 1 is on 2 as well, whose bandwidth
+  // is lower: 1 goes. Link 3 (4 B), crossed by the first route alone, goes too (2 is narrower); 2 stays.
+  CHECK(dominated({route_over({{1, kB}, {2, 0.5 * kB}, {3, 4 * kB}}), route_over({{2, 0.5 * kB}, {1, kB}})}) ==
+        std::vector<std::uint32_t>{1, 3});
+  // A third route crosses 1 but not 2: 1 stays (2 no longer bounds its load); 3 still goes, and 4 (2 B), crossed by
+  // the third route alone, goes behind 1.
+  CHECK(dominated({route_over({{1, kB}, {2, 0.5 * kB}, {3, 4 * kB}}), route_over({{2, 0.5 * kB}, {1, kB}}),
+                   route_over({{1, kB}, {4, 2 * kB}})}) == std::vector<std::uint32_t>{3, 4});
+  // Links already left out are not listed twice.
+  CHECK(dominated({route_over({{1, kB}, {2, 0.5 * kB}})}, {1}) == std::vector<std::uint32_t>{1});
+}
+
+TEST_CASE("dominated_links: a link as wide as the narrower one, within the margin, or crossed twice stays")
+{
+  // Equal bandwidths: the two links fill at one level, and which one comes first depends on the fill's order of
+  // links: both stay.
+  CHECK(dominated({route_over({{1, kB}, {2, kB}})}).empty());
+  // Narrower by less than the margin (relative 1e-6): both stay; by more: the wider goes.
+  CHECK(dominated({route_over({{1, kB}, {2, kB * (1 - 1e-7)}})}).empty());
+  CHECK(dominated({route_over({{1, kB}, {2, kB * (1 - 1e-5)}})}) == std::vector<std::uint32_t>{1});
+  // A route that crosses link 1 twice loads it with its transfer twice: 1 stays.
+  CHECK(dominated({route_over({{1, kB}, {2, 0.25 * kB}, {1, kB}})}).empty());
+  // One that crosses the narrower link twice loads that one twice: it no longer bounds link 1's load, which stays.
+  CHECK(dominated({route_over({{1, kB}, {2, 0.75 * kB}, {2, 0.75 * kB}})}).empty());
+}
+
+TEST_CASE("tree_links: a link bounded by feeders no bound holds for is left out, though no member owns them")
+{
+  // Member m's own links (2m up, 2m + 1 down) are 1 B wide. 3 -> 1 and 2 -> 0 cross F1 (id 11, 0.5 B), 4 -> 1 and
+  // 0 -> 2 cross F2 (id 12, 0.5 B); 3 -> 1, 4 -> 1 and 2 -> 0 then cross X (1 B). No member is in every transfer
+  // across F1 or F2, and no bound holds for them (two transfers at 0.5 B each, fed by 2 B of own links, drained by X
+  // or own links: 1 B or more): they stay, as a DGX-1 node's NIC does. X carries at most what F1 and F2 feed it, 1 B
+  // (its feeders), though three transfers may cross it: it is left out (a non-blocking leaf uplink fed by NICs). No
+  // one narrower link is on every route across X (not dominated_links'), and F1 and F2 stay.
+  Trees t;
+  build(t, {}, kB);
+  auto over = [](const std::vector<std::pair<std::uint32_t, double>>& links) {
+    CommWorld::Route r = route_over(links);
+    r.latency_s = 1e-6;
+    r.bandwidth = *std::min_element(r.shared_bandwidth.begin(), r.shared_bandwidth.end());
+    return r;
+  };
+  t.routes[{3, 1}] = over({{6, kB}, {11, 0.5 * kB}, {kX, kB}, {3, kB}});
+  t.routes[{2, 0}] = over({{4, kB}, {11, 0.5 * kB}, {kX, kB}, {1, kB}});
+  t.routes[{4, 1}] = over({{8, kB}, {12, 0.5 * kB}, {kX, kB}, {3, kB}});
+  t.routes[{0, 2}] = over({{0, kB}, {12, 0.5 * kB}, {5, kB}});
+  const collectives::TreeLinks links = collectives::tree_links(t.flows);
+  auto out = [&links](std::uint32_t id) {
+    return std::find(links.left_out.begin(), links.left_out.end(), id) != links.left_out.end();
+  };
+  CHECK_FALSE(links.exact); // F1 and F2 may limit transfers of two aggregations at once
+  CHECK(out(kX));
+  CHECK_FALSE(out(11));
+  CHECK_FALSE(out(12));
 }

@@ -539,3 +539,78 @@ TEST_CASE("fluid network: a bound just under every link it crosses limits its fl
     CHECK(net.rate(at) == Approx(1.1e9).epsilon(1e-15)); // what link 1 has left
   }
 }
+
+TEST_CASE("fluid network: a wider link whose flows all cross a narrower one changes no share and no end, to the bit")
+{
+  // What lets dominated_links leave such links out of the computed trees: flows over "NICs" N0-N5 (1.22e10 B/s,
+  // each flow up one and down another) with penalties and works that round; each flow also crosses wider links
+  // (1.58e10 and 1.92e10 B/s, as PCIe switch links behind a NIC) crossed only by flows through that NIC, one of them a
+  // flow's own link listed before the NIC, so that a flow's narrowest own link comes second in its list. Each flow has
+  // its own tag, as each edge of the computed trees does: a component is filled in the order of its tags, not of the
+  // search that found it over the links (which the wide links would change, and with it which of two links at one
+  // level is filled first: a rounding apart). With and without the wide links, every rate after every event and every
+  // end is equal to the bit, by components and as one.
+  for (const bool components : {true, false}) {
+    Net with, without;
+    with.solve_by_components(components);
+    without.solve_by_components(components);
+    for (Net* net : {&with, &without})
+      for (std::uint32_t n = 0; n < 6; ++n)
+        net->set_capacity(n, 1.22e10);
+    for (std::uint32_t w = 6; w < 12; ++w)
+      with.set_capacity(w, 1.58e10);
+    for (std::uint32_t w = 12; w < 18; ++w)
+      with.set_capacity(w, 1.92e10);
+    const double penalties[] = {1.1e-6, 2.7e-6, 1.3e-6};
+    std::vector<std::size_t> a, b;
+    std::uint32_t x = 7; // a small linear congruential sequence: the same flows in both
+    double at = 0;
+    for (int k = 0; k < 24; ++k) {
+      x = x * 1103515245u + 12345u;
+      const std::uint32_t up = (x >> 8) % 6, down = (up + 1 + (x >> 16) % 5) % 6;
+      const double work = 1e5 * (1 + (x >> 4) % 97) / 3.0;
+      const double penalty = penalties[k % 3];
+      const double bound = k % 5 == 0 ? 9.1e9 : 0.0;
+      at += 1e-7 * ((x >> 12) % 3); // never back in time
+      // the wide links: one behind the sending NIC (before it), one behind the receiving NIC (after it)
+      std::vector<std::uint32_t> full = {6 + up, up, down, 12 + down}, bare = {up, down};
+      with.advance(at);
+      without.advance(at);
+      const std::uint64_t tag = static_cast<std::uint64_t>(k) + 1; // as the computed trees' edges (one flow each)
+      a.push_back(with.start(at, spec(full, work, 0, penalty, bound, tag)));
+      b.push_back(without.start(at, spec(bare, work, 0, penalty, bound, tag)));
+    }
+    for (int guard = 0; guard < 1000 && std::isfinite(with.next_event()); ++guard) {
+      const double t = with.next_event();
+      REQUIRE(without.next_event() == t);
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        INFO("components " << components << " guard " << guard << " flow " << k);
+        REQUIRE(with.rate(a[k]) == without.rate(b[k]));
+      }
+      with.advance(t);
+      without.advance(t);
+    }
+    CHECK(std::isinf(without.next_event()));
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      REQUIRE(with.done(a[k]));
+      CHECK(with.end(a[k]) == without.end(b[k]));
+    }
+  }
+}
+
+TEST_CASE("fluid network: a flow's narrowest own link limits it wherever it comes in its list")
+{
+  // Flow A crosses its own links 0 (2e9 B/s) and 1 (1e9 B/s), then link 2 (1e10 B/s) with flow B: one component,
+  // filled. Links 0 and 1 carry A alone; the narrower one, listed second, limits A to 1e9 B/s, and B takes the rest
+  // of link 2, 9e9 B/s.
+  Net net;
+  net.set_capacity(0, 2e9);
+  net.set_capacity(1, 1e9);
+  net.set_capacity(2, 1e10);
+  const auto a = net.start(0, spec({0, 1, 2}, 1e6));
+  const auto b = net.start(0, spec({2}, 1e6));
+  net.next_event();
+  CHECK(net.fills() == 1);
+  CHECK(net.rate(a) == Approx(1e9).epsilon(1e-15));
+  CHECK(net.rate(b) == Approx(9e9).epsilon(1e-15));
+}
