@@ -206,6 +206,11 @@ private:
   std::vector<Solved> solved_;
   std::vector<std::uint64_t> solved_tags_;
   std::vector<double> solved_rates_;
+  static constexpr std::size_t kCacheWindow = 1024; ///< lookups per window (solved_before)
+  static constexpr std::size_t kCacheRest = 15;     ///< windows' worth of solves without the cache after a poor one
+  std::size_t cache_lookups_ = 0, cache_hits_ = 0;  ///< in the current window
+  std::size_t cache_rest_ = 0;                      ///< solves left without the cache
+  bool resting_ = false;                            ///< the last solved_before() left the cache alone
   std::size_t fills_ = 0;
   static constexpr std::size_t kMaxSolved = 4096;         ///< sets kept at most (then forgotten)
   static constexpr std::size_t kMaxSolvedTags = 1u << 22; ///< their tags kept at most (32 MiB; then forgotten)

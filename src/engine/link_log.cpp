@@ -16,7 +16,7 @@ LinkLog::LinkLog(bool timelines, int lanes)
 void LinkLog::add(const collectives::CommWorld::Route& route, std::uint64_t bytes, double start, double end)
 {
   for (std::size_t k = 0; k < route.shared_ids.size(); ++k)
-    add_span(route.shared_ids[k], &route.shared[k], bytes, start, end);
+    add_span(route.shared_ids[k], route.shared[k], bytes, start, end);
 }
 
 void LinkLog::add(const collectives::CommWorld::TransferBatch& b)
@@ -34,7 +34,7 @@ void LinkLog::add(const collectives::CommWorld::TransferBatch& b)
       bytes += b.flows[l.flows[j]].bytes;
       end = std::max(end, b.end_s[l.flows[j]]);
     }
-    add_span(l.ids[k], &l.links[k], bytes, b.start_s, end);
+    add_span(l.ids[k], l.links[k], bytes, b.start_s, end);
   }
 }
 
@@ -46,12 +46,11 @@ void LinkLog::set_floor(int lane, double t)
 
 void LinkLog::repeat(unsigned times, double period)
 {
-  for (std::size_t id = 0; id < links_.size(); ++id) {
-    Entry& l = links_[id];
+  for (auto& l : links_) {
     if (l.link == nullptr)
       continue; // a number no transfer of this phase used
-    close_open(l, open_[id]);
-    open_[id].bytes *= times;
+    close_open(l);
+    l.bytes *= times;
     l.folded_s *= times; // within the first iteration: its copies do not overlap
     const std::size_t n = l.spans.size();
     for (unsigned k = 1; k < times; ++k)
@@ -63,11 +62,10 @@ void LinkLog::repeat(unsigned times, double period)
 std::vector<dag::LinkUsage> LinkLog::usage(double phase_start)
 {
   std::vector<dag::LinkUsage> out;
-  for (std::size_t id = 0; id < links_.size(); ++id) {
-    Entry& l = links_[id];
+  for (auto& l : links_) {
     if (l.link == nullptr)
       continue; // a number no transfer of this phase used
-    close_open(l, open_[id]);
+    close_open(l);
     if (!timelines_)
       merge(l.spans); // the busy intervals: summed below in the same order as the spans they merge
     std::sort(l.spans.begin(), l.spans.end());
@@ -82,7 +80,7 @@ std::vector<dag::LinkUsage> LinkLog::usage(double phase_start)
       }
     }
     busy += close - open;
-    out.push_back({l.link->get_name(), l.link->get_bandwidth(), open_[id].bytes, busy, {}});
+    out.push_back({l.link->get_name(), l.link->get_bandwidth(), l.bytes, busy, {}});
     if (!timelines_)
       continue;
     std::vector<std::pair<double, int>> changes; // +1 at each start, -1 at each end
@@ -116,56 +114,50 @@ std::vector<dag::LinkUsage> LinkLog::usage(double phase_start)
   return out;
 }
 
-void LinkLog::add_span(std::uint32_t id, const sg4::Link* const* link, std::uint64_t bytes, double start, double end)
+void LinkLog::add_span(std::uint32_t id, const sg4::Link* link, std::uint64_t bytes, double start, double end)
 {
-  if (id >= links_.size()) {
+  if (id >= links_.size())
     links_.resize(id + 1);
-    open_.resize(id + 1);
-  }
-  Open& o = open_[id];
-  if (!o.used) {
-    o.used = true;
-    links_[id].link = *link;
-  }
-  o.bytes += bytes;
+  Entry& l = links_[id];
+  l.link = link;
+  l.bytes += bytes;
   if (timelines_) {
-    links_[id].spans.emplace_back(start, end);
+    l.spans.emplace_back(start, end);
     return;
   }
   // The busy time only: a span that meets an open one widens it (merge() would join them: the same union, the same
   // intervals), whichever starts first (several lanes report out of order); one that meets neither replaces the one
   // extended less recently, which goes to the spans.
-  auto meets = [&](int k, double s, double e) { return s <= o.close_s[k] && e >= o.open_s[k]; }; // none: (0, -1)
-  for (const int k : {o.recent, 1 - o.recent})
+  auto meets = [&](int k, double s, double e) { return s <= l.close_s[k] && e >= l.open_s[k]; }; // none: (0, -1)
+  for (const int k : {l.recent, 1 - l.recent})
     if (meets(k, start, end)) {
-      o.open_s[k] = std::min(o.open_s[k], start);
-      o.close_s[k] = std::max(o.close_s[k], end);
+      l.open_s[k] = std::min(l.open_s[k], start);
+      l.close_s[k] = std::max(l.close_s[k], end);
       const int other = 1 - k;
-      if (meets(other, o.open_s[k], o.close_s[k])) { // widened, it reaches the other: one span
-        o.open_s[k] = std::min(o.open_s[k], o.open_s[other]);
-        o.close_s[k] = std::max(o.close_s[k], o.close_s[other]);
-        o.open_s[other] = 0;
-        o.close_s[other] = -1;
+      if (meets(other, l.open_s[k], l.close_s[k])) { // widened, it reaches the other: one span
+        l.open_s[k] = std::min(l.open_s[k], l.open_s[other]);
+        l.close_s[k] = std::max(l.close_s[k], l.close_s[other]);
+        l.open_s[other] = 0;
+        l.close_s[other] = -1;
       }
-      o.recent = k;
+      l.recent = k;
       return;
     }
-  const int k = 1 - o.recent;
-  if (o.open_s[k] <= o.close_s[k])
-    keep(links_[id], o, o.open_s[k], o.close_s[k], o.recent);
-  o.open_s[k] = start;
-  o.close_s[k] = end;
-  o.recent = k;
-  Entry& l = links_[id];
+  const int k = 1 - l.recent;
+  if (l.open_s[k] <= l.close_s[k])
+    keep(l, l.open_s[k], l.close_s[k], l.recent);
+  l.open_s[k] = start;
+  l.close_s[k] = end;
+  l.recent = k;
   if (l.spans.size() >= l.compact_at) {
     // The other open span may reach back before the floor (widened by a span reported before the floor rose): it
     // joins the spans, so that what fold() takes is disjoint from all that stays. The new one starts at the floor or
     // later.
     const int other = 1 - k;
-    if (o.open_s[other] <= o.close_s[other])
-      l.spans.emplace_back(o.open_s[other], o.close_s[other]);
-    o.open_s[other] = 0;
-    o.close_s[other] = -1;
+    if (l.open_s[other] <= l.close_s[other])
+      l.spans.emplace_back(l.open_s[other], l.close_s[other]);
+    l.open_s[other] = 0;
+    l.close_s[other] = -1;
     merge(l.spans);
     l.ordered = true;
     fold(l);
@@ -175,14 +167,14 @@ void LinkLog::add_span(std::uint32_t id, const sg4::Link* const* link, std::uint
   }
 }
 
-void LinkLog::keep(Entry& l, const Open& o, double start, double end, int staying) const
+void LinkLog::keep(Entry& l, double start, double end, int staying) const
 {
   if (l.ordered && (l.spans.empty() || start > l.last_end_s)) {
     // What ends before the floor, while the open span starts after it, no later span can reach: fold() would take it,
     // in this order. The stored spans first (they then stay few, not up to compact_at: with a link each at thousands
     // of ranks, cycling through a kilobyte-sized vector per link missed the cache), then this one.
-    auto clear_of_open = [&o, staying](double t) {
-      return o.open_s[staying] > o.close_s[staying] || o.open_s[staying] > t;
+    auto clear_of_open = [&l, staying](double t) {
+      return l.open_s[staying] > l.close_s[staying] || l.open_s[staying] > t;
     };
     if (!l.spans.empty() && l.last_end_s < floor_ && clear_of_open(l.last_end_s)) {
       for (const auto& [s, e] : l.spans)
@@ -200,14 +192,14 @@ void LinkLog::keep(Entry& l, const Open& o, double start, double end, int stayin
   l.last_end_s = end;
 }
 
-void LinkLog::close_open(Entry& l, Open& o)
+void LinkLog::close_open(Entry& l)
 {
   l.ordered = false; // usage() and repeat() sort the spans
   for (int k : {0, 1}) {
-    if (o.open_s[k] <= o.close_s[k])
-      l.spans.emplace_back(o.open_s[k], o.close_s[k]);
-    o.open_s[k] = 0;
-    o.close_s[k] = -1;
+    if (l.open_s[k] <= l.close_s[k])
+      l.spans.emplace_back(l.open_s[k], l.close_s[k]);
+    l.open_s[k] = 0;
+    l.close_s[k] = -1;
   }
 }
 

@@ -42,33 +42,27 @@ public:
   static constexpr std::size_t kCompactMin = 1024; ///< spans a link holds before they are first merged
 
 private:
-  /** What every transfer over a link touches (kept apart from Entry, whose spans a transfer touches only when it
-   *  closes one: a transfer's links are each one small entry of a large table, read from memory). */
-  struct Open {
+  struct Entry {
+    const simgrid::s4u::Link* link = nullptr; ///< none: no transfer crossed it
+    std::uint64_t bytes = 0;
     /** Without timelines: the spans the latest spans extend (each none while open > close), two of them, so that
      *  two interleaved sequences of spans (two trees, two lanes) each extend their own; `recent` the one extended
      *  last. */
     std::array<double, 2> open_s{0, 0}, close_s{-1, -1};
-    std::uint64_t bytes = 0;
     int recent = 0;
-    bool used = false; ///< a transfer crossed it
-  };
-  struct Entry {
-    const simgrid::s4u::Link* link = nullptr; ///< none: no transfer crossed it
     std::vector<std::pair<double, double>> spans;
     std::size_t compact_at = kCompactMin;
     double folded_s = 0;   ///< the length of the busy intervals fold() took off `spans`
     bool ordered = true;   ///< `spans` sorted and disjoint: each stored after the one before ended
     double last_end_s = 0; ///< while ordered with spans: the last span's end (keep() reads it, not the spans' memory)
   };
-  /** A span of link `id`; `link`: where its links are (the link itself is read the first time only). */
-  void add_span(std::uint32_t id, const simgrid::s4u::Link* const* link, std::uint64_t bytes, double start, double end);
+  void add_span(std::uint32_t id, const simgrid::s4u::Link* link, std::uint64_t bytes, double start, double end);
   /** Stores the closed span [start, end] of `l` while its open span `staying` stays open. While spans arrive in
    *  order, those that end before the floor, and the stored ones before them, go straight into the folded time, as
    *  fold() would take them (provided the open span starts after them: it may reach back before the floor). */
-  void keep(Entry& l, const Open& o, double start, double end, int staying) const;
+  void keep(Entry& l, double start, double end, int staying) const;
   /** Moves the open spans of `l` (if any) to its spans. */
-  static void close_open(Entry& l, Open& o);
+  static void close_open(Entry& l);
   /** Replaces `spans` by their union: sorted, disjoint intervals (touching ones merged, as usage() merges). The
    *  union of the merged intervals and later spans is the union of all spans, so usage() sums the same
    *  intervals, in the same order, as it would from every span. */
@@ -79,7 +73,6 @@ private:
 
   bool timelines_;
   std::vector<Entry> links_;   ///< by the link's number in the world (CommWorld::Route::shared_ids)
-  std::vector<Open> open_;     ///< the same
   std::vector<double> floors_; ///< per driver lane: set_floor's time (-infinity until set: no folding)
   double floor_ = -std::numeric_limits<double>::infinity(); ///< the least of floors_
 };

@@ -614,3 +614,36 @@ TEST_CASE("fluid network: a flow's narrowest own link limits it wherever it come
   CHECK(net.rate(a) == Approx(1e9).epsilon(1e-15));
   CHECK(net.rate(b) == Approx(9e9).epsilon(1e-15));
 }
+
+TEST_CASE("fluid network: the shares' cache rests after a window of lookups that rarely find a set, then finds again")
+{
+  // Two tagged flows of 1e3 B on one link of 1e9 B/s, by components: each round is one lookup (they end together).
+  // Round {1, 2} is filled and kept, then found (no fill). 1,022 rounds of new tags end the window of 1,024 lookups
+  // with one found: the cache rests for 15 windows' worth of solves, so {1, 2} is filled again (at the same rate, to
+  // the bit); after the rest it is found again, the cache kept all along.
+  Net net = gigabyte_links(1, true);
+  auto round = [&net](std::uint64_t t1, std::uint64_t t2) {
+    const auto a = net.start(net.now(), spec({0}, 1e3, 0, 1, 0, t1));
+    const auto b = net.start(net.now(), spec({0}, 1e3, 0, 1, 0, t2));
+    net.next_event();
+    const double r = net.rate(a);
+    run(net, {a, b});
+    net.release(a);
+    net.release(b);
+    return r;
+  };
+  const double first = round(1, 2);
+  std::size_t fills = net.fills();
+  CHECK(round(1, 2) == first);
+  CHECK(net.fills() == fills); // found
+  for (std::uint64_t i = 0; i < 1022; ++i)
+    round(10 + 2 * i, 11 + 2 * i);
+  fills = net.fills();
+  CHECK(round(1, 2) == first);
+  CHECK(net.fills() == fills + 1); // resting: filled
+  for (int i = 0; i < 15 * 1024 - 1; ++i)
+    round(3, 4);
+  fills = net.fills();
+  CHECK(round(1, 2) == first);
+  CHECK(net.fills() == fills); // found again
+}
