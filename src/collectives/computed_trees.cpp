@@ -31,7 +31,6 @@ void dominated_links(const std::vector<const CommWorld::Route*>& routes, std::ve
   std::vector<std::uint32_t> first, size; // per link: its candidates, candidate[first, first + size)
   std::vector<char> twice;                // per link: a route crosses it twice
   std::vector<double> capacity;
-  std::vector<char> seen_route;
   std::vector<const CommWorld::Route*> distinct = routes;
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());

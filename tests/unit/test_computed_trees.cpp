@@ -101,7 +101,8 @@ TEST_CASE("trees_links_owned: a link of one member's edges qualifies whatever it
   // 3 -> 1, 1 -> 3 and 4 -> 1 cross X: member 1 is in every one, and takes part in one aggregation at a time.
   CHECK(owned({{3, 1}, {1, 3}, {4, 1}}, 0.01 * kB));
   // It limits them: it stays. The own links that only routes across X cross (3's up and down links, 6 and 7, and
-  // 4's up link, 8) are narrower than X never (dominated_links): they go. 1's, crossed by routes to 0 too, stay.
+  // 4's up link, 8) are wider than X (1 B against 0.01 B) and carry only transfers that cross it (dominated_links):
+  // they go. 1's, crossed by routes to 0 too, stay.
   CHECK(left_out({{3, 1}, {1, 3}, {4, 1}}, 0.01 * kB) == std::vector<std::uint32_t>{6, 7, 8});
   // 2 -> 0 too: no member in common, and X (0.01 B) narrower than any transfer.
   CHECK_FALSE(owned({{3, 1}, {1, 3}, {4, 1}, {2, 0}}, 0.01 * kB));
