@@ -148,11 +148,7 @@ std::vector<int> first_members(int n)
  *  4:1 oversubscribed: the contended platform of the bands below. */
 platform::ClusterSpec contended_fat_tree()
 {
-  platform::ClusterSpec s;
-  s.nodes = 8;
-  s.gpus_per_node = 4;
-  s.gpu = "V100-PCIe";
-  s = platform::resolve_cluster_spec(s, {"pcie", "ib100", "star"}, platform::SpecNaming::Options);
+  platform::ClusterSpec s = test::star_cluster(8, 4, "V100-PCIe", "pcie", "ib100");
   s.topology = platform::Topology::FatTree;
   s.nodes_per_leaf = 2;
   s.oversubscription = 4;
@@ -522,11 +518,7 @@ TEST_CASE("rd under --fidelity auto runs member-timed over alike blocks where ev
   // transfers differ (not alike), but node n -> n ^ m maps every transfer and route onto one, and each pair inside a
   // node (masks 1, 2, 4) has NVLinks of its own: blocks of 8 (RecursiveDoubling::member_timed_blocks). Its equality
   // with the message level: the golden tests "rd member-timed over alike blocks ...".
-  platform::ClusterSpec c;
-  c.nodes = 16;
-  c.gpus_per_node = 8;
-  c.gpu = "V100-SXM2";
-  c = platform::resolve_cluster_spec(c, {"nvlink", "ib100", "star"}, platform::SpecNaming::Options);
+  const platform::ClusterSpec c = test::star_cluster(16, 8, "V100-SXM2", "nvlink", "ib100");
   test::ProbeEngine engine(c);
   std::vector<sg4::Host*> hosts;
   for (const auto& name : engine.gpu_hosts())
@@ -2117,11 +2109,7 @@ TEST_CASE("the tree and dbtree refuse to run a whole stream's aggregation alone 
   // members' edges), a plan asked for one aggregation with member times would fall back to the lock-step model and
   // report it as exact: an internal error instead. 9 nodes of 8 PCIe GPUs over 10GbE (72 members, above 64; NCCL's
   // trees own their links there, and are computed aggregation by aggregation).
-  platform::ClusterSpec spec;
-  spec.nodes = 9;
-  spec.gpus_per_node = 8;
-  spec.gpu = "V100-PCIe";
-  spec = platform::resolve_cluster_spec(spec, {"pcie", "10gbe", "star"}, platform::SpecNaming::Options);
+  const platform::ClusterSpec spec = test::star_cluster(9, 8, "V100-PCIe", "pcie", "10gbe");
   test::ProbeEngine engine(spec);
   sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
     const auto world = gpu_world(engine, "w");

@@ -6,6 +6,7 @@
 #include "platform/platform_xml.hpp"
 #include "sim/probe.hpp"
 #include "sim/sim_helpers.hpp"
+#include "support/test_platforms.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -48,21 +49,11 @@ void check_route_latencies(test::ProbeEngine& p, const platform::ClusterSpec& sp
     }
 }
 
-platform::ClusterSpec spec(int nodes, int gpus, const std::string& gpu, const std::string& intra,
-                           const std::string& inter)
-{
-  platform::ClusterSpec s;
-  s.nodes = nodes;
-  s.gpus_per_node = gpus;
-  s.gpu = gpu;
-  return platform::resolve_cluster_spec(s, {intra, inter, "star"}, platform::SpecNaming::Options);
-}
-
 } // namespace
 
 TEST_CASE("generated in memory, 2 x 4 P40 over FDR: routes, intra-node, inter-node, a shared NIC")
 {
-  const auto s = spec(2, 4, "P40", "pcie", "ib56");
+  const auto s = test::star_cluster(2, 4, "P40", "pcie", "ib56");
   test::ProbeEngine p(s);
   check_route_latencies(p, s);
   const auto t = p.run({{{"node0-gpu0", "node0-gpu3", S}},
@@ -75,7 +66,7 @@ TEST_CASE("generated in memory, 2 x 4 P40 over FDR: routes, intra-node, inter-no
 
 TEST_CASE("generated in memory, 2 x 8 K80 over 25GbE with 2 NICs: board, socket, inter-node, NIC sharing")
 {
-  auto s = spec(2, 8, "K80", "pcie", "25gbe");
+  auto s = test::star_cluster(2, 8, "K80", "pcie", "25gbe");
   s.nics_per_node = 2;
   test::ProbeEngine p(s);
   check_route_latencies(p, s);
@@ -93,7 +84,7 @@ TEST_CASE("generated in memory, 2 x 8 K80 over 25GbE with 2 NICs: board, socket,
 
 TEST_CASE("generated in memory, 2 x 8 A100 over NVSwitch and HDR: routes, NVSwitch, HDR")
 {
-  auto s = spec(2, 8, "A100-SXM4-40GB", "nvswitch", "ib200");
+  auto s = test::star_cluster(2, 8, "A100-SXM4-40GB", "nvswitch", "ib200");
   s.nics_per_node = 8;
   test::ProbeEngine p(s);
   check_route_latencies(p, s);
@@ -107,7 +98,7 @@ TEST_CASE("generated in memory, 2 x 8 A100 over NVSwitch and HDR: routes, NVSwit
 
 TEST_CASE("generated in memory, fat-tree 4 nodes, 2 per leaf, 2:1 oversubscribed: cross-leaf flows share the uplink")
 {
-  auto s = spec(4, 2, "V100-PCIe", "pcie", "ib100");
+  auto s = test::star_cluster(4, 2, "V100-PCIe", "pcie", "ib100");
   s.topology = platform::Topology::FatTree;
   s.nodes_per_leaf = 2;
   s.oversubscription = 2;
@@ -124,7 +115,7 @@ TEST_CASE("generated in memory, fat-tree 4 nodes, 2 per leaf, 2:1 oversubscribed
 
 TEST_CASE("generated XML, fat-tree 4 nodes, 2 per leaf, 2:1: the same probes as in memory")
 {
-  auto s = spec(4, 2, "V100-PCIe", "pcie", "ib100");
+  auto s = test::star_cluster(4, 2, "V100-PCIe", "pcie", "ib100");
   s.topology = platform::Topology::FatTree;
   s.nodes_per_leaf = 2;
   s.oversubscription = 2;
@@ -146,7 +137,7 @@ TEST_CASE("generated XML, fat-tree 4 nodes, 2 per leaf, 2:1: the same probes as 
 
 TEST_CASE("generated in memory, 1024 nodes x 2 GPUs in a fat-tree: it builds and routes")
 {
-  auto s = spec(1024, 2, "V100-PCIe", "pcie", "ib100");
+  auto s = test::star_cluster(1024, 2, "V100-PCIe", "pcie", "ib100");
   s.topology = platform::Topology::FatTree;
   s.nodes_per_leaf = 32;
   s.oversubscription = 4;

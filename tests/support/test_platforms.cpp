@@ -12,6 +12,16 @@
 
 namespace ddlsim::test {
 
+platform::ClusterSpec star_cluster(int nodes, int gpus_per_node, const std::string& gpu, const std::string& intra,
+                                   const std::string& inter)
+{
+  platform::ClusterSpec s;
+  s.nodes = nodes;
+  s.gpus_per_node = gpus_per_node;
+  s.gpu = gpu;
+  return platform::resolve_cluster_spec(s, {intra, inter, "star"}, platform::SpecNaming::Options);
+}
+
 namespace {
 
 std::vector<std::string>& temporary_files()

@@ -1,6 +1,7 @@
 // Platforms and workloads built for tests: small, contention-free, with known alpha and beta.
 #pragma once
 
+#include "platform/cluster_spec.hpp"
 #include "proto/workload.pb.h"
 
 #include <map>
@@ -32,6 +33,11 @@ struct StarSpec {
    *  (no flows share it). */
   std::set<int> fatpipe_hosts;
 };
+
+/** @brief A generated cluster on a star: `nodes` nodes of `gpus_per_node` GPUs of model `gpu`, `intra` inside a node
+ *  and `inter` between nodes (link catalogue names), resolved as `--cluster` resolves them. */
+platform::ClusterSpec star_cluster(int nodes, int gpus_per_node, const std::string& gpu, const std::string& intra,
+                                   const std::string& inter);
 
 /** @brief Writes the star platform as SimGrid XML into a fresh temporary file and returns its path. */
 std::string write_star_platform(const StarSpec& spec);
