@@ -8,6 +8,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 using namespace ddlsim;
@@ -620,7 +621,8 @@ TEST_CASE("fluid network: the shares' cache rests after a window of lookups that
   // Two tagged flows of 1e3 B on one link of 1e9 B/s, by components: each round is one lookup (they end together).
   // Round {1, 2} is filled and kept, then found (no fill). 1,022 rounds of new tags end the window of 1,024 lookups
   // with one found: the cache rests for 15 windows' worth of solves, so {1, 2} is filled again (at the same rate, to
-  // the bit); after the rest it is found again, the cache kept all along.
+  // the bit); after the rest it is found again, the cache kept all along, and {3, 4}, filled while it rested, was
+  // not kept.
   Net net = gigabyte_links(1, true);
   auto round = [&net](std::uint64_t t1, std::uint64_t t2) {
     const auto a = net.start(net.now(), spec({0}, 1e3, 0, 1, 0, t1));
@@ -646,4 +648,74 @@ TEST_CASE("fluid network: the shares' cache rests after a window of lookups that
   fills = net.fills();
   CHECK(round(1, 2) == first);
   CHECK(net.fills() == fills); // found again
+  round(3, 4);                 // first seen while the cache rested: not kept then, filled now
+  CHECK(net.fills() == fills + 1);
+}
+
+TEST_CASE("fluid network: the shares' cache forgets every set at once past 4,096 sets, or past 4 M tags")
+{
+  // Tagged flows of 1e3 B on one link of 1e9 B/s, by components: each round one lookup. Set {3, 4} recurs every
+  // eighth round, so the cache never rests (one in eight found). {1, 2} is kept first; 4,094 rounds of new sets bring
+  // the sets kept to 4,096, and {1, 2} is still found; one new set more forgets them all, and {1, 2} is filled again.
+  Net net = gigabyte_links(1, true);
+  auto round = [&net](const std::vector<std::uint64_t>& tags) {
+    std::vector<std::size_t> ids;
+    for (std::uint64_t t : tags)
+      ids.push_back(net.start(net.now(), spec({0}, 1e3, 0, 1, 0, t)));
+    net.next_event();
+    run(net, ids);
+    for (std::size_t id : ids)
+      net.release(id);
+  };
+  std::uint64_t fresh = 10;
+  auto new_sets = [&](int n) { // n new two-flow sets, {3, 4} after every seventh
+    for (int i = 0; i < n; ++i) {
+      round({fresh, fresh + 1});
+      fresh += 2;
+      if (i % 7 == 6)
+        round({3, 4});
+    }
+  };
+  round({1, 2});
+  round({3, 4});
+  new_sets(4094);
+  std::size_t fills = net.fills();
+  round({1, 2});
+  CHECK(net.fills() == fills); // found: 4,096 sets kept
+  new_sets(1);
+  fills = net.fills();
+  round({1, 2});
+  CHECK(net.fills() == fills + 1); // forgotten
+  // Sets of 4,096 tags: {1, 2} and {3, 4} kept, then 1,023 of them (4,190,212 tags in all) still leave {1, 2} found;
+  // the next would pass 4,194,304 tags (the bound) and forgets every set first.
+  Net big = gigabyte_links(1, true);
+  auto big_round = [&big](const std::vector<std::uint64_t>& tags) {
+    std::vector<std::size_t> ids;
+    for (std::uint64_t t : tags)
+      ids.push_back(big.start(big.now(), spec({0}, 1e3, 0, 1, 0, t)));
+    big.next_event();
+    run(big, ids);
+    for (std::size_t id : ids)
+      big.release(id);
+  };
+  std::uint64_t next = 10;
+  auto big_sets = [&](int n) { // n new sets of 4,096 tags, {3, 4} after each
+    for (int i = 0; i < n; ++i) {
+      std::vector<std::uint64_t> tags(4096);
+      std::iota(tags.begin(), tags.end(), next);
+      next += 4096;
+      big_round(tags);
+      big_round({3, 4});
+    }
+  };
+  big_round({1, 2});
+  big_round({3, 4});
+  big_sets(1023); // 4 + 1,023 x 4,096 tags
+  fills = big.fills();
+  big_round({1, 2});
+  CHECK(big.fills() == fills); // found
+  big_sets(1);
+  fills = big.fills();
+  big_round({1, 2});
+  CHECK(big.fills() == fills + 1); // forgotten
 }
