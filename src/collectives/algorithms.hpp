@@ -7,6 +7,7 @@
 
 #include <array>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -220,7 +221,9 @@ struct TreeLinks {
    *  or drains that are all one member's own), left out of the computed trees' network (computed_trees_of). */
   std::vector<std::uint32_t> left_out;
 };
-TreeLinks tree_links(const TreeFlows& trees);
+/** `lanes`: the in-order streams whose aggregations run at once over the trees (TreeStream::set_lanes), each member
+ *  doing one aggregation at a time in each. */
+TreeLinks tree_links(const TreeFlows& trees, int lanes = 1);
 /** @brief Adds to `left_out` every link that `routes` cross which a narrower link (by a margin) shared by every route
  *  crossing it makes redundant: its transfers are always among that link's, so it never fills and the computed shares
  *  are the same to the bit without it (tree_links). */
@@ -251,23 +254,26 @@ void computed_trees_plan(Group& group, TreeFlows& trees, const std::vector<std::
  *  transfer by transfer in one network (`net`, restarted here) as computed_trees_plan does one aggregation: a member
  *  starts each aggregation in every tree at once, at the later of its readiness and its end of the one before, so
  *  that transfers of aggregations in flight together share the links they cross (a DGX-1 node's NIC, crossed by its
- *  eight GPUs' tree edges). The message level wherever the routes are computable (TreeLinks::computable), in a
- *  solo world. give() cuts an aggregation into one near-equal part per tree (chunk_bytes), as dbtree and NCCL's
- *  trees give each tree half. */
+ *  eight GPUs' tree edges). Several lanes (set_lanes: in-order streams, each member's own actor per lane at message
+ *  level) run their trees at once over the one network, each on its own channel. The message level wherever the
+ *  routes are computable (TreeLinks::computable), in a world whose only traffic is this program's. give() cuts an
+ *  aggregation into one near-equal part per tree (chunk_bytes), as dbtree and NCCL's trees give each tree half. */
 class TreeStream final : public StreamProgram {
 public:
   TreeStream(Group& group, TreeFlows& trees, ComputedTrees& net, AlgorithmId chunks_of);
-  void give(int member, std::uint64_t bytes, double ready_s) override;
+  bool set_lanes(const std::vector<int>& channels) override;
+  using StreamProgram::give;
+  void give(int lane, int member, std::uint64_t bytes, double ready_s) override;
   /** give() with each tree's bytes given, each member sleeping `delay_s` from its start before its part. */
-  void give_trees(int member, const std::vector<std::uint64_t>& per_tree, double ready_s, double delay_s = 0);
+  void give_trees(int lane, int member, const std::vector<std::uint64_t>& per_tree, double ready_s, double delay_s = 0);
   std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) override;
   bool idle() const override { return active_ == 0; }
   double floor_s() const override;
 
 private:
-  /** A member's program in one tree (of its aggregation `k`): in the reduce, op c < children is the receive from
-   *  child c, op children the send to the parent; in the broadcast, op -1 the receive from the parent, op c the send
-   *  to child c. */
+  /** A member's program in one tree of one lane (of its aggregation `k` there): in the reduce, op c < children is the
+   *  receive from child c, op children the send to the parent; in the broadcast, op -1 the receive from the parent,
+   *  op c the send to child c. */
   struct Program {
     int phase = 2; ///< 0 reduce, 1 broadcast, 2 done
     std::uint64_t chunk = 0;
@@ -282,8 +288,8 @@ private:
     std::size_t k = 0;
     double start = 0;
   };
-  /** A member: how many aggregations it was given (their ready times in ready_), the one in progress or next (`k`),
-   *  its trees still running it. */
+  /** A member in one lane: how many aggregations it was given (their ready times in the lane's `ready`), the one in
+   *  progress or next (`k`), its trees still running it. */
   struct Member {
     std::size_t given = 0;
     std::size_t k = 0;
@@ -291,32 +297,41 @@ private:
     bool scheduled = false; ///< its next start is on the clock
     double start = 0, end = 0;
   };
+  /** A lane's aggregations, in the order given. */
+  struct Lane {
+    std::vector<std::uint64_t> bytes, chunks; ///< per aggregation k, per tree j: [k * trees + j]
+    std::vector<double> ready;                ///< per aggregation k, per member v: [k * members + v]
+    std::vector<double> delay;                ///< per aggregation k: what each member sleeps first (give_trees)
+    int channel = 0;                          ///< its transfers' (CommWorld::account)
+  };
   enum : int { kRun, kPostSend, kReceived, kStart, kBegin };
   /** Steps between two floors handed to the sink (StreamProgram::set_floor_sink): floor_s() visits every member. */
   static constexpr std::size_t kFloorSteps = 4096;
-  /** Member v begins its current aggregation in every tree. */
-  void begin(std::size_t v);
-  std::uint64_t size_of(std::size_t j, std::size_t k, std::uint64_t chunk) const;
+  // Indices: a lane's tree s = lane * trees + j; a member's program there prog_[s * members + v] (also its id on the
+  // clock); an edge [(s * members + child) * 2 + up], the network's edge e of it that modulo trees * members * 2; a
+  // member in a lane member_[lane * members + v], on the clock at lanes * trees * members + that.
+  /** Member m (lane * members + v) begins its current aggregation in every tree of its lane. */
+  void begin(std::size_t m);
+  std::uint64_t size_of(std::size_t s, std::size_t k, std::uint64_t chunk) const;
   void start_if_posted(std::size_t e);
-  std::size_t edge_of(std::size_t j, std::size_t v) const;
-  void post(std::size_t j, std::size_t v, bool send);
-  void run_tree(std::size_t j, std::size_t v);
+  std::size_t edge_of(std::size_t s, std::size_t v) const;
+  void post(std::size_t s, std::size_t v, bool send);
+  void run_tree(std::size_t s, std::size_t v);
   void wake(std::size_t who, int what);
-  void tree_done(std::size_t j, std::size_t v);
-  void schedule(std::size_t v);
+  void tree_done(std::size_t s, std::size_t v);
+  void schedule(std::size_t m);
 
   Group& g_;
   CommWorld& world_;
   const CollectiveOptions& o_;
   TreeFlows& t_;
-  ComputedTrees& net_;
+  ComputedTrees* net_;                       ///< the group's, or lanes_net_
+  std::unique_ptr<ComputedTrees> lanes_net_; ///< several lanes: the network without the links they may still fill
   AlgorithmId chunks_of_;
   std::size_t members_, trees_;
-  std::vector<std::uint64_t> bytes_, chunks_; ///< per aggregation k, per tree j: [k * trees + j]
-  std::vector<double> ready_;                 ///< per aggregation k, per member v: [k * members + v]
-  std::vector<double> delay_;                 ///< per aggregation k: what each member sleeps first (give_trees)
-  std::vector<Program> prog_;                 ///< [j * members + v]
-  std::vector<Edge> edges_;                   ///< [(j * members + child) * 2 + up]
+  std::vector<Lane> lanes_;
+  std::vector<Program> prog_;
+  std::vector<Edge> edges_;
   std::vector<Member> member_;
   std::vector<std::size_t> owner_; ///< flow id -> edge
   analytical::SimClock clock_;
@@ -325,9 +340,9 @@ private:
   std::vector<Ended>* ended_ = nullptr;
   const std::vector<char>* open_ = nullptr;
   bool stop_ = false;
-  std::size_t active_ = 0; ///< members with an aggregation in progress or given and not ended
+  bool given_ = false;     ///< an aggregation was given (set_lanes comes first)
+  std::size_t active_ = 0; ///< members' lanes with an aggregation in progress or given and not ended
   double now_ = 0;
-  int channel_ = 0;
 };
 
 /** @brief Double binary tree (NCCL): two binary trees, each carrying half of the vector at the same time. The

@@ -615,23 +615,38 @@ struct TreePair {
  *  member does its aggregations in order, the next one from the later of its readiness and the member's end of the
  *  one before, so that the transfers of aggregations in flight together share the network as at message level. The
  *  engine's driver gives each member its aggregations as their readiness becomes known, and runs the program up to
- *  where a member may need one it has not been given. */
+ *  where a member may need one it has not been given. A program may run several in-order streams at once (lanes:
+ *  set_lanes), each member doing one aggregation at a time in each, all of them sharing one network. */
 class StreamProgram {
 public:
   virtual ~StreamProgram() = default;
-  /** An aggregation that ended on a member: the member's `k`-th (counted from 0 in the order given), from `start_s`
-   *  to `end_s` (absolute simulated seconds). */
+  /** An aggregation that ended on a member: the member's `k`-th in lane `lane` (counted from 0 in the order given),
+   *  from `start_s` to `end_s` (absolute simulated seconds). */
   struct Ended {
     int member = 0;
     std::size_t k = 0;
     double start_s = 0, end_s = 0;
+    int lane = 0;
   };
-  /** Member `member`'s next aggregation, of `bytes` bytes (every member is given the same sequence), ready at
-   *  `ready_s`: it starts then, or when the member is done with the one before, whichever is later. */
-  virtual void give(int member, std::uint64_t bytes, double ready_s) = 0;
-  /** Runs the program step by step. Stops after a step where a member with open[member] != 0 (one that may be given
-   *  more) has ended everything it was given, or when nothing is left to run. Appends the aggregations that ended to
-   *  `ended`. Returns the number of steps run. */
+  /** What run() watches a member's lane for (its `open` entries). */
+  enum Watch : char {
+    kUnwatched = 0, ///< nothing
+    kAllEnded = 1,  ///< stop once it has ended everything given in the lane (it may be given more)
+    kAnyEnd = 2     ///< stop once it ends an aggregation in the lane (its other lane waits on one of them)
+  };
+  /** Runs `channels.size()` lanes (in-order streams), lane k's transfers reported on channel `channels[k]` (the
+   *  records' stream), before anything is given. False (nothing changed) where the program runs one lane only: the
+   *  default, for one channel. */
+  virtual bool set_lanes(const std::vector<int>& channels) { return channels.size() == 1; }
+  /** Member `member`'s next aggregation in lane `lane`, of `bytes` bytes (every member is given the same sequence in a
+   *  lane), ready at `ready_s`: it starts then, or when the member is done with the lane's one before, whichever is
+   *  later. */
+  virtual void give(int lane, int member, std::uint64_t bytes, double ready_s) = 0;
+  /** give() in lane 0 (a program of one lane). */
+  void give(int member, std::uint64_t bytes, double ready_s) { give(0, member, bytes, ready_s); }
+  /** Runs the program step by step. `open` holds a Watch per member of each lane, [lane * members + member]; the
+   *  program stops after a step where a watched member's lane did what it is watched for, or when nothing is left to
+   *  run. Appends the aggregations that ended to `ended`. Returns the number of steps run. */
   virtual std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) = 0;
   /** True when no member has an aggregation in progress or given and not ended. */
   virtual bool idle() const = 0;

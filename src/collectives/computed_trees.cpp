@@ -83,7 +83,7 @@ void dominated_links(const std::vector<const CommWorld::Route*>& routes, std::ve
   }
 }
 
-TreeLinks tree_links(const TreeFlows& t)
+TreeLinks tree_links(const TreeFlows& t, int lanes)
 {
   TreeLinks out;
   // Per link: the members every transfer crossing it so far has (at most two: the first one's ends; -1: none left),
@@ -141,9 +141,11 @@ TreeLinks tree_links(const TreeFlows& t)
   // A link crossed by transfers without a common member still never meets two aggregations' transfers in a way that
   // changes a rate when no set of transfers can load it past its bandwidth: then it limits none, and max-min sharing
   // gives every transfer the rate it gets without it. Three bounds on its load, any one enough:
-  // - One transfer at a time per (tree, edge, direction): in each tree a member sends over an edge one chunk at a time,
-  //   and posts the next aggregation's transfers only once its own part of this one has ended. Their routes' narrowest
-  //   bandwidths summed (NCCL's trees across a non-blocking fat tree's leaves: few tree edges cross a leaf's uplink).
+  // - One transfer at a time per (tree, edge, direction) and lane: in each tree a member sends over an edge one chunk
+  // at
+  //   a time, and posts the next aggregation's transfers only once its own part of this one has ended. Their routes'
+  //   narrowest bandwidths summed, times the lanes (NCCL's trees across a non-blocking fat tree's leaves: few tree
+  //   edges cross a leaf's uplink).
   // - Every transfer crossing it crossed its feeder first, whose own bandwidth bounds all that crosses it: the distinct
   //   feeders' bandwidths summed (the NICs of a leaf's nodes, whose sum is a non-blocking leaf uplink's bandwidth,
   //   however many tree edges cross it: dbtree's heaps).
@@ -171,7 +173,7 @@ TreeLinks tree_links(const TreeFlows& t)
       continue; // no transfer, or one member's own
     // Relative 1e-12: a capacity computed as the sum of the links it serves (a fat tree's uplink) may round below it.
     auto carries = [&l](double load) { return l.capacity >= load * (1 - 1e-12); };
-    bound[id] = static_cast<char>((carries(l.sum_fastest) ? kByCount : kNone) |
+    bound[id] = static_cast<char>((carries(lanes * l.sum_fastest) ? kByCount : kNone) |
                                   (!l.unfed && carries(sum_distinct(l.feeders)) ? kByFeeders : kNone) |
                                   (!l.undrained && carries(sum_distinct(l.drains)) ? kByDrains : kNone));
     if (bound[id] == kNone)
@@ -249,7 +251,7 @@ void computed_trees_plan(Group& g, TreeFlows& t, const std::vector<std::uint64_t
     throw Error("internal: the computed trees need every member's start");
   TreeStream stream(g, t, net, chunks_of);
   for (std::size_t v = 0; v < members; ++v)
-    stream.give_trees(static_cast<int>(v), bytes, times->starts[v]);
+    stream.give_trees(0, static_cast<int>(v), bytes, times->starts[v]);
   std::vector<StreamProgram::Ended> ended;
   stream.run({}, ended);
   if (ended.size() != members)
@@ -277,64 +279,89 @@ TreeStream::TreeStream(Group& g, TreeFlows& t, ComputedTrees& net, AlgorithmId c
     , world_(g.world())
     , o_(g.options())
     , t_(t)
-    , net_(net)
+    , net_(&net)
     , chunks_of_(chunks_of)
     , members_(static_cast<std::size_t>(g.size()))
     , trees_(t.trees.size())
+    , lanes_(1)
     , prog_(trees_ * members_)
     , edges_(trees_ * members_ * 2)
     , member_(members_)
-    , channel_(g.world().driver_channel())
 {
   if (net.first.size() != trees_ * members_ * 2 + 1)
     throw Error("internal: the computed trees' network is not of these trees (computed_trees_of)");
-  net_.fluid.restart();
+  lanes_.front().channel = g.world().driver_channel();
+  net_->fluid.restart();
 }
 
-void TreeStream::give(int member, std::uint64_t bytes, double ready_s)
+bool TreeStream::set_lanes(const std::vector<int>& channels)
+{
+  if (given_ || channels.empty())
+    throw Error("internal: a tree stream's lanes set after an aggregation was given, or none");
+  const std::size_t lanes = channels.size();
+  if (lanes > 1) { // a link one lane's transfers cannot fill by their count may be filled by several lanes'
+    lanes_net_ = std::make_unique<ComputedTrees>(computed_trees_of(t_, tree_links(t_, static_cast<int>(lanes))));
+    net_ = lanes_net_.get();
+    net_->fluid.restart();
+  }
+  lanes_.assign(lanes, Lane{});
+  for (std::size_t l = 0; l < lanes; ++l)
+    lanes_[l].channel = channels[l];
+  prog_.assign(lanes * trees_ * members_, Program{});
+  edges_.assign(lanes * trees_ * members_ * 2, Edge{});
+  member_.assign(lanes * members_, Member{});
+  return true;
+}
+
+void TreeStream::give(int lane, int member, std::uint64_t bytes, double ready_s)
 {
   parts_.clear();
   for (std::size_t j = 0; j < trees_; ++j)
     parts_.push_back(chunk_bytes(bytes, trees_, j));
-  give_trees(member, parts_, ready_s, call_cost_s(bytes));
+  give_trees(lane, member, parts_, ready_s, call_cost_s(bytes));
 }
 
-void TreeStream::give_trees(int member, const std::vector<std::uint64_t>& per_tree, double ready_s, double delay_s)
+void TreeStream::give_trees(int lane, int member, const std::vector<std::uint64_t>& per_tree, double ready_s,
+                            double delay_s)
 {
-  const std::size_t v = static_cast<std::size_t>(member);
-  if (v >= members_ || per_tree.size() != trees_)
+  const std::size_t v = static_cast<std::size_t>(member), l = static_cast<std::size_t>(lane);
+  if (v >= members_ || l >= lanes_.size() || per_tree.size() != trees_)
     throw Error("internal: a tree stream given an aggregation of another group");
-  Member& m = member_[v];
+  given_ = true;
+  Lane& x = lanes_[l];
+  Member& m = member_[l * members_ + v];
   const std::size_t k = m.given;
-  if (k * trees_ == bytes_.size()) { // the first member given its k-th aggregation: the aggregation's chunks
+  if (k * trees_ == x.bytes.size()) { // the first member given its k-th aggregation: the aggregation's chunks
     for (std::size_t j = 0; j < trees_; ++j) {
-      bytes_.push_back(per_tree[j]);
-      chunks_.push_back(analytical::pipeline_chunks(per_tree[j], pipeline_chunk_bytes(chunks_of_, o_, per_tree[j])));
+      x.bytes.push_back(per_tree[j]);
+      x.chunks.push_back(analytical::pipeline_chunks(per_tree[j], pipeline_chunk_bytes(chunks_of_, o_, per_tree[j])));
     }
-    delay_.push_back(delay_s);
-  } else if (!std::equal(per_tree.begin(), per_tree.end(), bytes_.begin() + static_cast<std::ptrdiff_t>(k * trees_)))
+    x.delay.push_back(delay_s);
+  } else if (!std::equal(per_tree.begin(), per_tree.end(), x.bytes.begin() + static_cast<std::ptrdiff_t>(k * trees_)))
     throw Error("internal: a tree stream's members given different aggregations");
-  if (ready_.size() < (k + 1) * members_)
-    ready_.resize((k + 1) * members_, 0.0);
-  ready_[k * members_ + v] = ready_s;
+  if (x.ready.size() < (k + 1) * members_)
+    x.ready.resize((k + 1) * members_, 0.0);
+  x.ready[k * members_ + v] = ready_s;
   ++m.given;
   if (m.k == k) { // idle: it starts this one next
     ++active_;
-    schedule(v);
+    schedule(l * members_ + v);
   }
 }
 
-void TreeStream::schedule(std::size_t v)
+void TreeStream::schedule(std::size_t mi)
 {
-  Member& m = member_[v];
-  const double ready = ready_[m.k * members_ + v];
-  clock_.at(std::max({ready, m.k > 0 ? m.end : ready, now_}), trees_ * members_ + v, kStart);
+  Member& m = member_[mi];
+  const double ready = lanes_[mi / members_].ready[m.k * members_ + mi % members_];
+  clock_.at(std::max({ready, m.k > 0 ? m.end : ready, now_}), prog_.size() + mi, kStart);
   m.scheduled = true;
 }
 
-std::uint64_t TreeStream::size_of(std::size_t j, std::size_t k, std::uint64_t chunk) const
+std::uint64_t TreeStream::size_of(std::size_t s, std::size_t k, std::uint64_t chunk) const
 {
-  return chunk_bytes(bytes_[k * trees_ + j], chunks_[k * trees_ + j], chunk);
+  const Lane& x = lanes_[s / trees_];
+  const std::size_t i = k * trees_ + s % trees_;
+  return chunk_bytes(x.bytes[i], x.chunks[i], chunk);
 }
 
 void TreeStream::start_if_posted(std::size_t e)
@@ -342,13 +369,14 @@ void TreeStream::start_if_posted(std::size_t e)
   Edge& x = edges_[e];
   if (!x.sent || !x.asked)
     return;
-  const std::size_t j = e / 2 / members_;
-  const double size = double(size_of(j, x.k, x.chunk));
-  spec_.links.data = net_.links.data() + net_.first[e];
-  spec_.links.size = net_.first[e + 1] - net_.first[e];
-  set_cm02(spec_, o_.stack, net_.hops[e].latency_s, net_.hops[e].bandwidth, size, size);
+  const std::size_t s = e / 2 / members_;
+  const std::size_t n = e % (trees_ * members_ * 2); // the network's edge: the same route in every lane
+  const double size = double(size_of(s, x.k, x.chunk));
+  spec_.links.data = net_->links.data() + net_->first[n];
+  spec_.links.size = net_->first[n + 1] - net_->first[n];
+  set_cm02(spec_, o_.stack, net_->hops[n].latency_s, net_->hops[n].bandwidth, size, size);
   spec_.tag = e + 1;
-  const std::size_t id = net_.fluid.start(now_, spec_);
+  const std::size_t id = net_->fluid.start(now_, spec_);
   world_.note_computed(1);
   x.start = now_;
   if (owner_.size() <= id)
@@ -356,24 +384,24 @@ void TreeStream::start_if_posted(std::size_t e)
   owner_[id] = e;
 }
 
-std::size_t TreeStream::edge_of(std::size_t j, std::size_t v) const
+std::size_t TreeStream::edge_of(std::size_t s, std::size_t v) const
 {
-  // The edge and the sender of member v's current op in tree j (a send or a receive).
-  const Program& p = prog_[j * members_ + v];
-  const std::vector<int>& children = t_.trees[j].children[v];
+  // The edge and the sender of member v's current op in tree s (a send or a receive).
+  const Program& p = prog_[s * members_ + v];
+  const std::vector<int>& children = t_.trees[s % trees_].children[v];
   if (p.phase == 0) // the reduce: from child op, or to the parent (the member's own edge, up)
-    return (j * members_ + (p.op < static_cast<int>(children.size())
+    return (s * members_ + (p.op < static_cast<int>(children.size())
                                 ? static_cast<std::size_t>(children[static_cast<std::size_t>(p.op)])
                                 : v)) *
                2 +
            1;
-  return (j * members_ + (p.op < 0 ? v : static_cast<std::size_t>(children[static_cast<std::size_t>(p.op)]))) * 2;
+  return (s * members_ + (p.op < 0 ? v : static_cast<std::size_t>(children[static_cast<std::size_t>(p.op)]))) * 2;
 }
 
-void TreeStream::post(std::size_t j, std::size_t v, bool send)
+void TreeStream::post(std::size_t s, std::size_t v, bool send)
 {
-  const std::size_t e = edge_of(j, v);
-  const Program& p = prog_[j * members_ + v];
+  const std::size_t e = edge_of(s, v);
+  const Program& p = prog_[s * members_ + v];
   Edge& x = edges_[e];
   if (send) { // the sender says which chunk of which aggregation (the receiver's next receive on the edge is it)
     x.chunk = p.chunk;
@@ -385,14 +413,15 @@ void TreeStream::post(std::size_t j, std::size_t v, bool send)
   start_if_posted(e);
 }
 
-void TreeStream::run_tree(std::size_t j, std::size_t v)
+void TreeStream::run_tree(std::size_t s, std::size_t v)
 {
-  // Member v's program in tree j from now until it waits on a transfer or a sleep.
-  Program& p = prog_[j * members_ + v];
+  // Member v's program in tree s from now until it waits on a transfer or a sleep.
+  Program& p = prog_[s * members_ + v];
+  const std::size_t j = s % trees_;
   const std::vector<int>& children = t_.trees[j].children[v];
   const int parent = t_.parents[j][v];
   const int kids = static_cast<int>(children.size());
-  const std::uint64_t chunks = chunks_[p.k * trees_ + j];
+  const std::uint64_t chunks = lanes_[s / trees_].chunks[p.k * trees_ + j];
   for (;;) {
     if (p.phase == 0 && p.chunk == chunks) {
       p.phase = 1;
@@ -401,23 +430,23 @@ void TreeStream::run_tree(std::size_t j, std::size_t v)
     }
     if (p.phase == 1 && p.chunk == chunks) {
       p.phase = 2;
-      tree_done(j, v);
+      tree_done(s, v);
       return;
     }
     const bool send = p.phase == 0 ? p.op == kids && parent >= 0 : p.op >= 0 && p.op < kids;
     const bool receive = p.phase == 0 ? p.op < kids : p.op == -1;
     if (receive) {
-      post(j, v, false);
+      post(s, v, false);
       return;
     }
     if (send) {
       const int to = p.phase == 0 ? parent : children[static_cast<std::size_t>(p.op)];
       const double cost =
-          world_.send_cost_s(g_.endpoint(static_cast<int>(v)), g_.endpoint(to), size_of(j, p.k, p.chunk));
+          world_.send_cost_s(g_.endpoint(static_cast<int>(v)), g_.endpoint(to), size_of(s, p.k, p.chunk));
       if (cost > 0)
-        clock_.sleep(now_, cost, j * members_ + v, kPostSend);
+        clock_.sleep(now_, cost, s * members_ + v, kPostSend);
       else
-        post(j, v, true);
+        post(s, v, true);
       return;
     }
     ++p.chunk;
@@ -425,65 +454,73 @@ void TreeStream::run_tree(std::size_t j, std::size_t v)
   }
 }
 
-void TreeStream::tree_done(std::size_t /*j*/, std::size_t v)
+void TreeStream::tree_done(std::size_t s, std::size_t v)
 {
-  Member& m = member_[v];
+  const std::size_t lane = s / trees_, mi = lane * members_ + v;
+  Member& m = member_[mi];
   if (--m.trees_left > 0)
     return;
-  // Done in every tree: the aggregation ends on the member now; it goes on to its next one if it was given it.
+  // Done in every tree of its lane: the aggregation ends on the member now; it goes on to its next one there if it
+  // was given it.
   m.end = now_;
   if (ended_ != nullptr)
-    ended_->push_back({static_cast<int>(v), m.k, m.start, now_});
+    ended_->push_back({static_cast<int>(v), m.k, m.start, now_, static_cast<int>(lane)});
   ++m.k;
+  const char watch = open_ != nullptr && mi < open_->size() ? (*open_)[mi] : char(kUnwatched);
+  if (watch == kAnyEnd)
+    stop_ = true; // another of its lanes waits on what this one ends: the caller looks again
   if (m.k < m.given) {
-    schedule(v);
+    schedule(mi);
     return;
   }
   --active_;
-  if (open_ != nullptr && v < open_->size() && (*open_)[v] != 0)
+  if (watch == kAllEnded)
     stop_ = true; // it may need an aggregation it has not been given: the caller gives it first
 }
 
-void TreeStream::begin(std::size_t v)
+void TreeStream::begin(std::size_t mi)
 {
-  Member& m = member_[v];
+  Member& m = member_[mi];
   m.trees_left = static_cast<int>(trees_);
+  const std::size_t lane = mi / members_, v = mi % members_;
   for (std::size_t j = 0; j < trees_; ++j) {
-    prog_[j * members_ + v] = Program{0, 0, 0, m.k};
-    run_tree(j, v);
+    const std::size_t s = lane * trees_ + j;
+    prog_[s * members_ + v] = Program{0, 0, 0, m.k};
+    run_tree(s, v);
   }
 }
 
 void TreeStream::wake(std::size_t who, int what)
 {
   if (what == kStart) { // a member starts its next aggregation: its call cost first (a sleep), if any
-    const std::size_t v = who - trees_ * members_;
-    Member& m = member_[v];
+    const std::size_t mi = who - prog_.size();
+    Member& m = member_[mi];
     m.scheduled = false;
     m.start = now_;
-    if (delay_[m.k] > 0)
-      clock_.sleep(now_, delay_[m.k], who, kBegin);
+    const double delay = lanes_[mi / members_].delay[m.k];
+    if (delay > 0)
+      clock_.sleep(now_, delay, who, kBegin);
     else
-      begin(v);
+      begin(mi);
     return;
   }
   if (what == kBegin) {
-    begin(who - trees_ * members_);
+    begin(who - prog_.size());
     return;
   }
-  const std::size_t j = who / members_, v = who % members_;
+  const std::size_t s = who / members_, v = who % members_;
   Program& p = prog_[who];
   if (what == kPostSend) {
-    post(j, v, true);
+    post(s, v, true);
   } else if (what == kReceived) { // the receive overhead slept; in the reduce, the reduction
-    const double reduce = o_.reduce_s_per_byte * double(size_of(j, p.k, p.chunk));
+    const double reduce = o_.reduce_s_per_byte * double(size_of(s, p.k, p.chunk));
     ++p.op;
     if (p.phase == 0 && o_.reduce_s_per_byte > 0 && reduce > 0)
       clock_.sleep(now_, reduce, who, kRun);
     else
-      run_tree(j, v);
+      run_tree(s, v);
   } else {
-    run_tree(j, v);
+    run_tree(s, v);
   }
 }
 
@@ -492,7 +529,7 @@ std::size_t TreeStream::run(const std::vector<char>& open, std::vector<Ended>& e
   ended_ = &ended;
   open_ = &open;
   stop_ = false;
-  analytical::FluidNetwork& fluid = net_.fluid;
+  analytical::FluidNetwork& fluid = net_->fluid;
   const double recv_s = o_.stack.recv_overhead_s;
   std::vector<std::size_t> finished;
   std::vector<std::pair<std::size_t, int>> woken;
@@ -507,18 +544,18 @@ std::size_t TreeStream::run(const std::vector<char>& open, std::vector<Ended>& e
       fluid.release(id);
       Edge& x = edges_[e];
       x.sent = x.asked = false;
-      const std::size_t j = e / 2 / members_, child = e / 2 % members_;
+      const std::size_t s = e / 2 / members_, child = e / 2 % members_, j = s % trees_;
       const bool up = e % 2 == 1;
       const std::size_t parent = static_cast<std::size_t>(t_.parents[j][child]);
       const std::size_t from = up ? child : parent, to = up ? parent : child;
-      world_.account({g_.endpoint(static_cast<int>(from)), g_.endpoint(static_cast<int>(to)), size_of(j, x.k, x.chunk)},
-                     x.start, now_, *t_.routes[j][child][up ? 0 : 1], channel_);
-      ++prog_[j * members_ + from].op; // the sender goes on
-      run_tree(j, from);
+      world_.account({g_.endpoint(static_cast<int>(from)), g_.endpoint(static_cast<int>(to)), size_of(s, x.k, x.chunk)},
+                     x.start, now_, *t_.routes[j][child][up ? 0 : 1], lanes_[s / trees_].channel);
+      ++prog_[s * members_ + from].op; // the sender goes on
+      run_tree(s, from);
       if (recv_s > 0) // the receiver: its receive overhead (CommWorld::received), then kReceived
-        clock_.sleep(now_, recv_s, j * members_ + to, kReceived);
+        clock_.sleep(now_, recv_s, s * members_ + to, kReceived);
       else
-        wake(j * members_ + to, kReceived);
+        wake(s * members_ + to, kReceived);
     }
     for (const auto& [who, what] : woken)
       wake(who, what);

@@ -103,6 +103,12 @@ struct Phase::Impl {
     // (the reference shape) runs every flow in SimGrid.
     const bool one_stream = dag_.comm_policy == dag::CommPolicy::Priority || dag_.comm_streams == 1;
     world_.set_solo(spec.drive_streams && spec.exact_network && nominal_ && one_stream);
+    // Several in-order streams, nothing else on the network: where the collective runs a whole stream as one program
+    // that takes lanes (Collective::stream_program, StreamProgram::set_lanes), one driver runs every lane's
+    // aggregations in it (drive_program), and the program's network is all the network carries: the world is solo.
+    if (!world_.solo() && spec.drive_streams && spec.exact_network && nominal_ &&
+        dag_.comm_policy == dag::CommPolicy::InOrder && dag_.comm_streams > 1 && !dag_.communication.empty())
+      try_lanes_program(channels);
     // Several in-order streams, solo otherwise: mirrored lanes where every aggregation's plan is run_flows calls the
     // collective lists beforehand (CommWorld::set_mirror); before drivable() too (the ring's driver then posts its
     // flows at any size).
@@ -123,14 +129,19 @@ struct Phase::Impl {
     // drive_program). Otherwise no group is a whole stream, and no algorithm counts on one.
     const bool whole = world_.solo() && dag_.comm_policy == dag::CommPolicy::InOrder && dag_.comm_streams == 1 &&
                        !dag_.communication.empty();
-    for (auto& g : groups_) {
-      g->set_member_timed(world_.solo());
-      g->set_whole_stream(whole);
+    if (!program_) { // (a lanes' program keeps its groups' flags)
+      for (auto& g : groups_) {
+        g->set_member_timed(world_.solo());
+        g->set_whole_stream(whole);
+      }
+      if (whole)
+        program_ = collective_.stream_program(*groups_.front());
     }
-    if (whole)
-      program_ = collective_.stream_program(*groups_.front());
     if (program_)
-      program_->set_floor_sink([this](double t) { links_.set_floor(0, t); }); // the one lane's
+      program_->set_floor_sink([this](double t) { // every lane's: one program drives them all
+        for (int k = 0; k < dag_.comm_streams; ++k)
+          links_.set_floor(k, t);
+      });
     if (!program_)
       groups_.front()->set_whole_stream(false);
     driven_ = spec.drive_streams && drivable();
@@ -184,7 +195,9 @@ struct Phase::Impl {
             run_stream(r, dag_.communication, dag_.comm_streams, k, *groups_[k]);
           }));
     }
-    if (driven_ && dag_.comm_policy == dag::CommPolicy::InOrder)
+    if (driven_ && dag_.comm_policy == dag::CommPolicy::InOrder && program_) // every lane in one program
+      actors.push_back(sg4::Actor::create(name_ + "-comm", world_.host(0), [this] { drive_program(*program_); }));
+    else if (driven_ && dag_.comm_policy == dag::CommPolicy::InOrder)
       for (int k = 0; k < dag_.comm_streams; ++k)
         actors.push_back(sg4::Actor::create(name_ + "-comm" + std::to_string(k), world_.host(0),
                                             [this, k] { drive_stream(dag_.comm_streams, k, *groups_[k]); }));
@@ -317,6 +330,27 @@ private:
     return sizes;
   }
 
+  /** Several in-order streams of a world with nothing else on the network: asks the collective for a whole stream's
+   *  program (the first lane's group a whole stream, member-timed, the world solo) and gives it the lanes' channels.
+   *  Where it has none, or one that runs one lane only, the world and the groups are left as they were. */
+  void try_lanes_program(const std::vector<int>& channels)
+  {
+    world_.set_solo(true);
+    for (auto& g : groups_) {
+      g->set_member_timed(true);
+      g->set_whole_stream(true);
+    }
+    program_ = collective_.stream_program(*groups_.front());
+    if (program_ && program_->set_lanes(channels))
+      return;
+    program_.reset();
+    world_.set_solo(false);
+    for (auto& g : groups_) {
+      g->set_member_timed(false);
+      g->set_whole_stream(false);
+    }
+  }
+
   /** Mirrors the lanes (CommWorld::set_mirror) when the collective says which run_flows calls each tensor's plan
    *  makes (Collective::flow_calls; every lane's group has the same members). */
   void mirror_lanes()
@@ -339,10 +373,8 @@ private:
    *  its own time (never before its start). The same entries as run_stream's. */
   void drive_stream(int lanes, int lane, collectives::Group& group)
   {
-    if (program_ && lanes == 1) { // (whole streams have one lane)
-      drive_program(lanes, lane, *program_);
-      return;
-    }
+    if (program_)
+      throw Error("internal: a lane of a whole stream's program driven on its own (drive_program drives them all)");
     std::vector<double> starts(static_cast<std::size_t>(world_.size()));
     collectives::Group::MemberTimes times; // the group's members are the ranks, in order
     for_each_entry(dag_.communication, lanes, lane, [&](int it, const dag::Task& task) {
@@ -369,66 +401,116 @@ private:
     });
   }
 
-  /** Communication stream `lane` (the only one: Group::whole_stream) of every rank at once, as one program: each
-   *  rank's aggregations are given to it in order as their readiness becomes known (the readiness without the
-   *  stream's chain, which the program keeps: a rank starts an aggregation when it is ready and the rank is done with
-   *  the one before), and the program runs until a rank that may need one not known yet is done with all it was
-   *  given; what ended is then finished, which lets that rank's other streams run ahead to its next readiness (a
-   *  rank's readiness depends on its own tasks only). An aggregation of a later iteration given while the phase may
-   *  still find the iterations repeat marks them as not repeating (note_aggregation), as the message level's probe
-   *  would see it start before every rank ended the first: the phase then simulates every iteration. The entries of
-   *  drive_stream. */
-  void drive_program(int lanes, int lane, collectives::StreamProgram& program)
+  /** Every communication stream (lane) of every rank at once, as one program (Group::whole_stream): each rank's
+   *  aggregations in each lane are given to it in order as their readiness becomes known (the readiness without the
+   *  lane's chain, which the program keeps: a rank starts an aggregation when it is ready and the rank is done with the
+   *  lane's one before), and the program runs until a rank that may need one not known yet is done with all it was
+   *  given in that lane; what ended is then finished, which lets that rank's other streams run ahead to its next
+   *  readiness (a rank's readiness depends on its own tasks only). The driver waits for a readiness only where the
+   *  rank has ended everything it was given in every lane: a readiness may wait on the rank's aggregation in another
+   *  lane, which only the program can end. Where a rank is idle in one lane and busy in another, the rank's other
+   *  streams are first let run (settle); a readiness still unknown then waits on one of the rank's aggregations in
+   *  flight, and the program stops at the rank's next end in any lane. An aggregation of a later iteration given while
+   *  the phase may still find the iterations repeat marks them as not repeating (note_aggregation), as the message
+   *  level's probe would see it start before every rank ended the first: the phase then simulates every iteration.
+   *  The entries of drive_stream, lane by lane. */
+  void drive_program(collectives::StreamProgram& program)
   {
     struct Entry {
       int it;
       const dag::Task* task;
     };
-    std::vector<Entry> entries;
-    for_each_entry(dag_.communication, lanes, lane, [&](int it, const dag::Task& task) {
-      entries.push_back({it, &task});
-      return true;
-    });
+    const std::size_t lanes = static_cast<std::size_t>(dag_.comm_streams);
+    std::vector<std::vector<Entry>> entries(lanes);
+    for (std::size_t l = 0; l < lanes; ++l)
+      for_each_entry(dag_.communication, dag_.comm_streams, static_cast<int>(l), [&](int it, const dag::Task& task) {
+        entries[l].push_back({it, &task});
+        return true;
+      });
     const std::size_t ranks = static_cast<std::size_t>(world_.size());
-    std::vector<std::size_t> given(ranks, 0), ended(ranks, 0);
-    std::vector<char> open(ranks, 0);
+    std::vector<std::size_t> given(lanes * ranks, 0), ended(lanes * ranks, 0); // [lane * ranks + rank]
+    std::vector<char> open(lanes * ranks, 0);
     std::vector<collectives::StreamProgram::Ended> out;
     double last = start_;
+    auto busy = [&](std::size_t r) { // the rank has an aggregation given and not ended in some lane
+      for (std::size_t l = 0; l < lanes; ++l)
+        if (ended[l * ranks + r] < given[l * ranks + r])
+          return true;
+      return false;
+    };
+    std::vector<char> stuck(lanes);
     for (;;) {
-      for (std::size_t r = 0; r < ranks; ++r) { // give each rank what is known
+      if (lanes > 1)
+        settle(); // the ranks' other streams run ahead to what the ends finished so far let them reach
+      for (std::size_t r = 0; r < ranks; ++r) { // give each rank what is known, in the order of the entries
         const int rank = static_cast<int>(r);
-        open[r] = 0;
-        while (given[r] < entries.size() && runs(entries[given[r]].it)) {
-          const Entry& e = entries[given[r]];
-          const bool idle = ended[r] == given[r];
-          const int chain_it = given[r] > 0 ? entries[given[r] - 1].it : -1;
-          const int chain_task = given[r] > 0 ? entries[given[r] - 1].task->id : -1;
+        std::fill(stuck.begin(), stuck.end(), 0);
+        bool waits = false; // idle in a lane whose next readiness waits on the rank's work in another
+        for (std::size_t l = 0; l < lanes; ++l)
+          open[l * ranks + r] = collectives::StreamProgram::kUnwatched;
+        for (;;) {
+          // The lane whose next entry comes first among all lanes' (entry p of lane l is the phase's p * lanes + l).
+          std::size_t l = lanes;
+          for (std::size_t m = 0; m < lanes; ++m) {
+            const std::size_t i = m * ranks + r;
+            if (stuck[m] == 0 && given[i] < entries[m].size() && runs(entries[m][given[i]].it) &&
+                (l == lanes || given[i] < given[l * ranks + r]))
+              l = m;
+          }
+          if (l == lanes)
+            break;
+          const std::size_t i = l * ranks + r;
+          const Entry& e = entries[l][given[i]];
+          const bool idle = ended[i] == given[i];
+          const int chain_it = given[i] > 0 ? entries[l][given[i] - 1].it : -1;
+          const int chain_task = given[i] > 0 ? entries[l][given[i] - 1].task->id : -1;
           double ready = ready_except(rank, e.it, *e.task, chain_it, chain_task);
-          if (ready == kNotYet && idle) // it may need it now: its other streams get there first
+          // It may need it now: its other streams get there first, unless what it waits on may be one of the rank's
+          // own aggregations not ended yet (in flight in a lane, or an earlier entry not given).
+          if (ready == kNotYet && !busy(r) && std::find(stuck.begin(), stuck.end(), 1) == stuck.end())
             ready = known_ready_except(rank, e.it, *e.task, chain_it, chain_task);
           if (ready == kNotYet) {
-            open[r] = !idle; // not known yet, the rank busy: the program stops when it is done (or: repeats)
-            break;
+            stuck[l] = 1;
+            if (!idle) // not known yet, the rank busy in the lane: the program stops when it is done there
+              open[i] = collectives::StreamProgram::kAllEnded;
+            else
+              waits = true; // (or: the iterations repeat)
+            continue;
           }
           note_aggregation(e.it);
-          program.give(rank, e.task->bytes, std::max(ready, start_));
-          ++given[r];
+          program.give(static_cast<int>(l), rank, e.task->bytes, std::max(ready, start_));
+          ++given[i];
         }
+        if (waits)
+          for (std::size_t l = 0; l < lanes; ++l) // what it waits on ends in one of its busy lanes
+            if (ended[l * ranks + r] < given[l * ranks + r])
+              open[l * ranks + r] = collectives::StreamProgram::kAnyEnd;
       }
       if (program.idle())
         break; // everything given has ended, and nothing more is (or the iterations repeat)
-      links_.set_floor(lane, program.floor_s());
+      for (std::size_t l = 0; l < lanes; ++l)
+        links_.set_floor(static_cast<int>(l), program.floor_s());
       if (program.run(open, out) == 0)
         throw Error("internal: a stream program ran no step with aggregations in flight");
       for (const auto& x : out) {
-        const Entry& e = entries[x.k];
-        ++ended[static_cast<std::size_t>(x.member)];
+        const std::size_t l = static_cast<std::size_t>(x.lane);
+        const Entry& e = entries[l][x.k];
+        ++ended[l * ranks + static_cast<std::size_t>(x.member)];
         last = std::max(last, x.end_s);
         finish(x.member, e.it, e.task->id, x.start_s, x.end_s);
       }
       out.clear();
     }
-    catch_up(last); // the stream ends when its last aggregation does
+    catch_up(last); // the streams end when their last aggregation does
+  }
+
+  /** Lets every other actor run until it waits (the ranks' streams running ahead to the readiness the ends finished
+   *  so far let them reach), without moving the clock: a wait whose timeout is now ends after the engine's actors
+   *  have all run at this instant. */
+  void settle()
+  {
+    std::unique_lock<sg4::Mutex> lock(*settle_mutex_);
+    settle_cv_->wait_for(lock, 0.0);
   }
 
   /** Sleeps until `t` if it is in the future. */
@@ -899,6 +981,8 @@ private:
   bool driven_ = false;  ///< drivable(): one actor per communication stream runs every rank's aggregations
   /** The collective's program for the phase's only in-order stream (Collective::stream_program), if it has one. */
   std::unique_ptr<collectives::StreamProgram> program_;
+  sg4::MutexPtr settle_mutex_ = sg4::Mutex::create();                      ///< settle()'s
+  sg4::ConditionVariablePtr settle_cv_ = sg4::ConditionVariable::create(); ///< settle()'s
   const dag::ProgressFn& progress_;
   const dag::AggregationProgressFn& aggregation_progress_;
   std::size_t aggregations_done_ = 0; ///< by rank 0

@@ -2085,7 +2085,110 @@ TEST_CASE("a tree stream given each aggregation as its member reaches it equals 
   engine.engine().run();
 }
 
-TEST_CASE("a tree stream refuses members given different aggregations, and members of another group")
+namespace {
+/** Every member's ends (absolute seconds) of one aggregation of `bytes` given to each member of `lanes` lanes at
+ *  `t0` (lane k on channel 10 k), over the contended fat tree's 32 GPUs, in `lanes_given` of them: [lane][member]
+ *  (-1: not given). `channels`: the channels the world was told of transfers on. */
+std::vector<std::vector<double>> lane_ends(collectives::CommWorld& world, std::size_t lanes, std::size_t lanes_given,
+                                           std::uint64_t bytes, std::set<int>& channels)
+{
+  collectives::Group group(world);
+  group.set_member_timed(true);
+  const int p = world.size();
+  collectives::TreeFlows t = collectives::tree_flows_of(group, {analytical::binary_heap(p)});
+  collectives::ComputedTrees net = collectives::computed_trees_of(t, collectives::tree_links(t));
+  collectives::TreeStream stream(group, t, net, collectives::AlgorithmId::Tree);
+  std::vector<int> lane_channels;
+  for (std::size_t l = 0; l < lanes; ++l)
+    lane_channels.push_back(10 * static_cast<int>(l));
+  REQUIRE(stream.set_lanes(lane_channels));
+  world.on_transfer([&channels](int, int, std::uint64_t, double, double, int channel) { channels.insert(channel); });
+  const double t0 = sg4::Engine::get_clock();
+  for (std::size_t l = 0; l < lanes_given; ++l)
+    for (int v = 0; v < p; ++v)
+      stream.give(static_cast<int>(l), v, bytes, t0);
+  std::vector<std::vector<double>> ends(lanes, std::vector<double>(static_cast<std::size_t>(p), -1));
+  std::vector<collectives::StreamProgram::Ended> ended;
+  stream.run({}, ended);
+  REQUIRE(stream.idle());
+  for (const auto& e : ended)
+    ends[static_cast<std::size_t>(e.lane)][static_cast<std::size_t>(e.member)] = e.end_s;
+  world.on_transfer(nullptr);
+  return ends;
+}
+} // namespace
+
+TEST_CASE("a tree stream's lanes share one network and report on their own channels")
+{
+  // Several in-order streams (--comm-streams) run by one program (TreeStream::set_lanes): each member runs one
+  // aggregation at a time in each lane, and the lanes' transfers meet on the NICs and PCIe switches of the contended
+  // fat tree (4 GPUs per node). A lane given nothing changes nothing, to the bit; two lanes given the same aggregation
+  // at once each take longer than one alone, and their transfers are reported on each lane's channel.
+  test::ProbeEngine engine(contended_fat_tree());
+  sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
+    const auto world = gpu_world(engine, "l");
+    world->set_solo(true);
+    const std::uint64_t bytes = 1 << 20;
+    std::set<int> one_channels, idle_channels, two_channels;
+    const auto one = lane_ends(*world, 1, 1, bytes, one_channels);
+    const auto idle = lane_ends(*world, 2, 1, bytes, idle_channels);
+    const auto two = lane_ends(*world, 2, 2, bytes, two_channels);
+    CHECK(one_channels == std::set<int>{0});
+    CHECK(idle_channels == std::set<int>{0});
+    CHECK(two_channels == std::set<int>{0, 10});
+    double slowest_one = 0, slowest_two = 0;
+    for (std::size_t v = 0; v < one[0].size(); ++v) {
+      REQUIRE(one[0][v] > 0);
+      CHECK(idle[0][v] == one[0][v]);
+      CHECK(idle[1][v] == -1);
+      slowest_one = std::max(slowest_one, one[0][v]);
+      slowest_two = std::max({slowest_two, two[0][v], two[1][v]});
+    }
+    const double t0 = sg4::Engine::get_clock();
+    CHECK(slowest_two - t0 > 1.2 * (slowest_one - t0)); // the lanes' transfers share the NICs
+  });
+  engine.engine().run();
+}
+
+TEST_CASE("a tree stream watched for a member's next end in a lane stops there, not at its last")
+{
+  // The engine's driver watches a member's busy lane for its next end (StreamProgram::kAnyEnd) where the member's
+  // other lane waits on a readiness that may follow from it, and for its last end (kAllEnded) where the lane itself
+  // may need more. Member 0 given two aggregations in lane 1: the first run stops at its first end under kAnyEnd, at
+  // its second under kAllEnded.
+  test::ProbeEngine engine(contended_fat_tree());
+  sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
+    const auto world = gpu_world(engine, "w");
+    world->set_solo(true);
+    const int p = world->size();
+    collectives::Group group(*world);
+    group.set_member_timed(true);
+    collectives::TreeFlows t = collectives::tree_flows_of(group, {analytical::binary_heap(p)});
+    collectives::ComputedTrees net = collectives::computed_trees_of(t, collectives::tree_links(t));
+    for (const char watch : {collectives::StreamProgram::kAnyEnd, collectives::StreamProgram::kAllEnded}) {
+      collectives::TreeStream stream(group, t, net, collectives::AlgorithmId::Tree);
+      REQUIRE(stream.set_lanes({0, 10}));
+      const double t0 = sg4::Engine::get_clock();
+      for (int v = 0; v < p; ++v)
+        for (int k = 0; k < 2; ++k)
+          stream.give(1, v, 1 << 16, t0);
+      std::vector<char> open(2 * static_cast<std::size_t>(p), collectives::StreamProgram::kUnwatched);
+      open[static_cast<std::size_t>(p)] = watch; // lane 1, member 0
+      std::vector<collectives::StreamProgram::Ended> ended;
+      stream.run(open, ended);
+      std::size_t member0 = 0;
+      for (const auto& e : ended)
+        if (e.lane == 1 && e.member == 0)
+          ++member0;
+      CHECK(member0 == (watch == collectives::StreamProgram::kAnyEnd ? 1u : 2u));
+      if (watch == collectives::StreamProgram::kAnyEnd)
+        CHECK_FALSE(stream.idle()); // its second one, at least, still to run
+    }
+  });
+  engine.engine().run();
+}
+
+TEST_CASE("a tree stream refuses members given different aggregations or of another group and late lanes")
 {
   test::ProbeEngine engine(contended_fat_tree());
   sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
@@ -2099,6 +2202,8 @@ TEST_CASE("a tree stream refuses members given different aggregations, and membe
     stream.give(0, 4096, 0);
     CHECK_THROWS_WITH(stream.give(1, 8192, 0), Catch::Contains("members given different aggregations"));
     CHECK_THROWS_WITH(stream.give(world->size(), 4096, 0), Catch::Contains("given an aggregation of another group"));
+    CHECK_THROWS_WITH(stream.give(1, 0, 4096, 0), Catch::Contains("given an aggregation of another group")); // lane 1
+    CHECK_THROWS_WITH(stream.set_lanes({0, 10}), Catch::Contains("lanes set after an aggregation was given"));
   });
   engine.engine().run();
 }

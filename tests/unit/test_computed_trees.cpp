@@ -129,6 +129,28 @@ TEST_CASE("trees_links_owned: a shared link qualifies where the transfers that m
   CHECK(collectives::tree_links(t.flows).left_out == std::vector<std::uint32_t>{kX});
 }
 
+TEST_CASE("tree_links: under several lanes the count bound counts every lane's transfers")
+{
+  // The routes above (3 -> 1 and 2 -> 0 across X, each bound to B, the other links 3 B wide), run by `lanes` in-order
+  // streams at once (TreeStream::set_lanes): one transfer per edge, direction and lane may cross X at once. Under two
+  // lanes that is 4 B: X of 2 B may now fill and stays in the computed network; of 4 B it still cannot, and goes.
+  // (The own links X is narrower than go either way: dominated_links.)
+  auto left_out_under = [](double xb, int lanes) {
+    Trees t;
+    build(t, {{3, 1}, {2, 0}}, xb, {}, {}, kB);
+    for (auto& [ends, r] : t.routes)
+      for (std::size_t k = 0; k < r.shared_ids.size(); ++k)
+        if (r.shared_ids[k] != kX)
+          r.shared_bandwidth[k] = 3 * kB;
+    const std::vector<std::uint32_t> out = collectives::tree_links(t.flows, lanes).left_out;
+    return std::find(out.begin(), out.end(), kX) != out.end();
+  };
+  CHECK(left_out_under(2 * kB, 1));
+  CHECK_FALSE(left_out_under(2 * kB, 2));
+  CHECK(left_out_under(4 * kB, 2));
+  CHECK_FALSE(left_out_under(4 * kB, 3));
+}
+
 TEST_CASE("trees_links_owned: a shared link qualifies where the links before it, or after it, bound its load")
 {
   // Up: 3 -> 1, 4 -> 1 and 2 -> 0 cross X: three transfers (3 B), fed by 3's, 4's and 2's up links (3 B), drained
