@@ -302,6 +302,7 @@ private:
     std::vector<std::uint64_t> bytes, chunks; ///< per aggregation k, per tree j: [k * trees + j]
     std::vector<double> ready;                ///< per aggregation k, per member v: [k * members + v]
     std::vector<double> delay;                ///< per aggregation k: what each member sleeps first (give_trees)
+    std::vector<std::uint32_t> ended;         ///< per aggregation k: the members that ended it
     int channel = 0;                          ///< its transfers' (CommWorld::account)
   };
   enum : int { kRun, kPostSend, kReceived, kStart, kBegin };

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <set>
 #include <string>
@@ -659,6 +660,16 @@ public:
   /** Every member sleeps cost(bytes) from its start of each aggregation of `bytes` given from now on, before its part
    *  (a stack's per-call cost: StackCall); costs added add up. */
   void add_call_cost(std::function<double(std::uint64_t)> cost) { costs_.push_back(std::move(cost)); }
+  /** run() also stops before a step later than `t` (absolute simulated seconds; +infinity: none): a driver that
+   *  decides something at that instant (the priority policy's scheduler, committing what is ready then). */
+  void set_horizon(double t) { horizon_s_ = t; }
+  /** run() also stops after the step where lane `lane`'s `k`-th aggregation has ended on every member (the priority
+   *  policy's credit, freed then); `k` past every one given: none. */
+  void watch_aggregation(int lane, std::size_t k)
+  {
+    watched_lane_ = lane;
+    watched_k_ = k;
+  }
 
 protected:
   /** The call costs' sum for an aggregation of `bytes` (add_call_cost). */
@@ -669,6 +680,10 @@ protected:
       s += cost(bytes);
     return s;
   }
+
+  double horizon_s_ = std::numeric_limits<double>::infinity(); ///< set_horizon's
+  int watched_lane_ = 0;                                       ///< watch_aggregation's
+  std::size_t watched_k_ = std::numeric_limits<std::size_t>::max();
 
   /** Hands floor_s() to the floor sink, if any (set_floor_sink). */
   void sink_floor() const

@@ -337,12 +337,16 @@ void TreeStream::give_trees(int lane, int member, const std::vector<std::uint64_
       x.chunks.push_back(analytical::pipeline_chunks(per_tree[j], pipeline_chunk_bytes(chunks_of_, o_, per_tree[j])));
     }
     x.delay.push_back(delay_s);
+    x.ended.push_back(0);
   } else if (!std::equal(per_tree.begin(), per_tree.end(), x.bytes.begin() + static_cast<std::ptrdiff_t>(k * trees_)))
     throw Error("internal: a tree stream's members given different aggregations");
   if (x.ready.size() < (k + 1) * members_)
     x.ready.resize((k + 1) * members_, 0.0);
   x.ready[k * members_ + v] = ready_s;
   ++m.given;
+  if (m.k == k && std::max(ready_s, k > 0 ? m.end : ready_s) < now_)
+    throw Error("internal: a tree stream given a member's aggregation after it would have started (the driver let "
+                "the program run past it)");
   if (m.k == k) { // idle: it starts this one next
     ++active_;
     schedule(l * members_ + v);
@@ -465,6 +469,8 @@ void TreeStream::tree_done(std::size_t s, std::size_t v)
   m.end = now_;
   if (ended_ != nullptr)
     ended_->push_back({static_cast<int>(v), m.k, m.start, now_, static_cast<int>(lane)});
+  if (++lanes_[lane].ended[m.k] == members_ && static_cast<int>(lane) == watched_lane_ && m.k == watched_k_)
+    stop_ = true; // ended on every member: the driver frees its credit
   ++m.k;
   const char watch = open_ != nullptr && mi < open_->size() ? (*open_)[mi] : char(kUnwatched);
   if (watch == kAnyEnd)
@@ -534,7 +540,8 @@ std::size_t TreeStream::run(const std::vector<char>& open, std::vector<Ended>& e
   std::vector<std::size_t> finished;
   std::vector<std::pair<std::size_t, int>> woken;
   std::size_t steps = 0;
-  while (!stop_ && clock_.next(fluid, now_)) {
+  const bool horizon = std::isfinite(horizon_s_);
+  while (!stop_ && !(horizon && clock_.next_time(fluid) > horizon_s_) && clock_.next(fluid, now_)) {
     if (++steps % kFloorSteps == 0)
       sink_floor(); // what ended before the transfers in flight and the members' starts can be folded
     clock_.due(now_, woken);

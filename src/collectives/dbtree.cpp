@@ -84,8 +84,10 @@ bool stream_dbtree(Group& g)
 
 std::unique_ptr<StreamProgram> DoubleBinaryTree::stream_program(Group& g) const
 {
-  if (!exact_flow_form(g) || member_timed_dbtree(g) || !stream_dbtree(g))
-    return nullptr; // aggregation by aggregation (flow_plan), computed where each is alone on its links
+  // One lane: aggregation by aggregation (flow_plan), computed where each is alone on its links. Several lanes (a
+  // member in one aggregation per lane at once): the program wherever the routes are computable.
+  if (!exact_flow_form(g) || (member_timed_dbtree(g) && g.world().lanes() <= 1) || !stream_dbtree(g))
+    return nullptr;
   g.world().note_exact_form(AlgorithmId::Dbtree);
   TreeFlows& t = double_tree_flows(g);
   ComputedTrees& net =

@@ -210,8 +210,10 @@ bool NcclTree::streamed(Group& g)
 
 std::unique_ptr<StreamProgram> NcclTree::stream_program(Group& g) const
 {
-  if (!exact_flow_form(g) || computed(g) || !streamed(g))
-    return nullptr; // aggregation by aggregation (tree_plan), computed where each is alone on its links
+  // One lane: aggregation by aggregation (tree_plan), computed where each is alone on its links. Several lanes (a
+  // member in one aggregation per lane at once): the program wherever the routes are computable.
+  if (!exact_flow_form(g) || (computed(g) && g.world().lanes() <= 1) || !streamed(g))
+    return nullptr;
   g.world().note_exact_form(AlgorithmId::NcclTree);
   TreeFlows& t = nccl_tree_flows(g, shapes_.of(g));
   ComputedTrees& net =

@@ -270,8 +270,10 @@ bool TreeAllreduce::exact_flow_form(Group& g) const
 
 std::unique_ptr<StreamProgram> TreeAllreduce::stream_program(Group& g) const
 {
-  if (!exact_flow_form(g) || member_timed_tree(g) || !stream_tree(g))
-    return nullptr; // aggregation by aggregation (flow_plan), member-timed where every link is one edge's
+  // One lane: aggregation by aggregation (flow_plan), member-timed where every link is one edge's. Several lanes (a
+  // member in one aggregation per lane at once): the program wherever the routes are computable.
+  if (!exact_flow_form(g) || (member_timed_tree(g) && g.world().lanes() <= 1) || !stream_tree(g))
+    return nullptr;
   g.world().note_exact_form(AlgorithmId::Tree);
   TreeFlows& t = binary_tree_flows(g);
   ComputedTrees& net = g.cached_object<ComputedTrees>(kTreeComputedKey, [&] {

@@ -127,8 +127,8 @@ struct Phase::Impl {
     // One in-order stream of a solo world: its driver may run every aggregation as one program, where the collective
     // (as the phase runs it: a stack's call costs, a switch by size) has one (Collective::stream_program,
     // drive_program). Otherwise no group is a whole stream, and no algorithm counts on one.
-    const bool whole = world_.solo() && dag_.comm_policy == dag::CommPolicy::InOrder && dag_.comm_streams == 1 &&
-                       !dag_.communication.empty();
+    // (The priority policy's one stream too: every rank runs the aggregations committed, in the order committed.)
+    const bool whole = world_.solo() && dag_.comm_streams == 1 && !dag_.communication.empty();
     if (!program_) { // (a lanes' program keeps its groups' flags)
       for (auto& g : groups_) {
         g->set_member_timed(world_.solo());
@@ -822,6 +822,10 @@ private:
    *  aggregation at the same time: when it is committed, or when the one before ends everywhere). */
   void drive_priority()
   {
+    if (program_) {
+      drive_priority_program(*program_);
+      return;
+    }
     // (iteration, aggregation, when it was committed), in commit order. A rank's stream runs a committed aggregation
     // at the later of that time and its own end of the one before (run_committed).
     std::deque<std::tuple<int, int, double>> committed;
@@ -896,6 +900,94 @@ private:
       admit(end, true);
       commit(end);
     }
+  }
+
+  /** drive_priority with the collective's program (Group::whole_stream): every rank is given each aggregation when it
+   *  is committed, ready at its commit time, and starts it when it is done with the one committed before (as
+   *  drive_priority's member times have it), so that aggregations in flight together share the network as at message
+   *  level. The scheduler acts at two kinds of instant, and the program stops at each: the end of the oldest
+   *  aggregation in flight on its last rank (watch_aggregation), which frees its credit, and the next readiness known
+   *  (set_horizon), which may be committed then. A readiness waits on the aggregations it depends on ending on every
+   *  rank (each rank's own part of it), so it is known, once the ends so far are finished and the ranks' streams have
+   *  run ahead to them (settle), by the stop at the last of those aggregations' ends: never after its own time. */
+  void drive_priority_program(collectives::StreamProgram& program)
+  {
+    std::deque<std::tuple<int, int, double>> committed; // (iteration, aggregation, when committed), not yet given
+    auto commit = [&](double at) {
+      for (int it, agg; admit_next(it, agg);)
+        committed.emplace_back(it, agg, at);
+    };
+    auto admit = [&](double t, bool at_t) { // as drive_priority's
+      while (!pending_heap_.empty()) {
+        const double when = std::get<0>(pending_heap_.top());
+        if (when > t || (!at_t && when == t))
+          break;
+        while (!pending_heap_.empty() && std::get<0>(pending_heap_.top()) == when) {
+          const auto [at, it, prio, agg] = pending_heap_.top();
+          pending_heap_.pop();
+          ready_heap_.emplace(it, prio, agg);
+        }
+        commit(when);
+      }
+    };
+    struct Given {
+      int it, agg;
+      double end = 0; ///< its last rank's end so far
+      int ended = 0;  ///< ranks that ended it
+    };
+    std::vector<Given> given; // in the order committed: the program's aggregation k
+    std::size_t done = 0;     // the oldest not ended on every rank
+    std::vector<collectives::StreamProgram::Ended> out;
+    const std::vector<char> unwatched;
+    double last = start_;
+    for (;;) {
+      settle(); // the ranks' streams run ahead to what the ends finished so far let them reach
+      while (!committed.empty()) {
+        const auto [it, agg, at] = committed.front();
+        committed.pop_front();
+        note_aggregation(it);
+        for (int r = 0; r < world_.size(); ++r)
+          program.give(r, dag_.tasks[agg].bytes, std::max(at, start_));
+        given.push_back({it, agg});
+      }
+      if (done >= committed_total())
+        break;                                                // (fewer when the iterations repeat)
+      if (done == given.size()) {                             // nothing in flight: the next readiness is committed
+        std::unique_lock<sg4::Mutex> lock(*scheduler_mutex_); // the streams note readiness under it
+        if (!pending_heap_.empty())
+          admit(std::get<0>(pending_heap_.top()), true);
+        else if (done < committed_total())
+          scheduler_cv_->wait(lock); // until the streams know another readiness time
+        continue;
+      }
+      program.set_horizon(pending_heap_.empty() ? std::numeric_limits<double>::infinity()
+                                                : std::get<0>(pending_heap_.top()));
+      program.watch_aggregation(0, done);
+      links_.set_floor(0, program.floor_s());
+      program.run(unwatched, out);
+      for (const auto& x : out) {
+        Given& g = given[x.k];
+        g.end = std::max(g.end, x.end_s);
+        ++g.ended;
+        last = std::max(last, x.end_s);
+        finish(x.member, g.it, g.agg, x.start_s, x.end_s);
+      }
+      out.clear();
+      bool freed = false;
+      while (done < given.size() && given[done].ended == world_.size()) { // ended on every rank: its credit freed
+        const double end = given[done].end;
+        admit(end, false); // what became ready while it ran, with its credit still taken
+        release(given[done].agg);
+        ++done;
+        admit(end, true);
+        commit(end);
+        freed = true;
+      }
+      if (!freed && !pending_heap_.empty()) // stopped at the horizon: what is ready then
+        admit(std::get<0>(pending_heap_.top()), true);
+    }
+    program.set_horizon(std::numeric_limits<double>::infinity());
+    catch_up(last); // the stream ends when its last aggregation does
   }
 
   /** Aggregations the priority policy commits in the phase (fewer when the iterations repeat). */
