@@ -44,7 +44,7 @@ for algorithm in $algorithms; do
       used=$(python3 -c "import json, sys; r = json.load(open(sys.argv[1])); \
 print(r['config']['aggregation']['fidelity_used'] + ';', r['iterations_simulated'], 'iterations simulated')" \
         "$out/auto.json")
-      result=$("$compare" "$out/full.json" "$out/auto.json" 1e-9 1e-7 2>&1 | tail -n 1 || true)
+      result=$("$compare" "$out/full.json" "$out/auto.json" 1e-9 1e-7 2>&1 | tail -n 1 | sed 's/ between .*//' || true)
       printf '%-7s %d streams  %-36s | %s | %s\n' "$algorithm" "$n" "$schedule" "$used" "$result"
     done
   done
