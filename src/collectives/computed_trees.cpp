@@ -141,11 +141,10 @@ TreeLinks tree_links(const TreeFlows& t, int lanes)
   // A link crossed by transfers without a common member still never meets two aggregations' transfers in a way that
   // changes a rate when no set of transfers can load it past its bandwidth: then it limits none, and max-min sharing
   // gives every transfer the rate it gets without it. Three bounds on its load, any one enough:
-  // - One transfer at a time per (tree, edge, direction) and lane: in each tree a member sends over an edge one chunk
-  // at
-  //   a time, and posts the next aggregation's transfers only once its own part of this one has ended. Their routes'
-  //   narrowest bandwidths summed, times the lanes (NCCL's trees across a non-blocking fat tree's leaves: few tree
-  //   edges cross a leaf's uplink).
+  // - One transfer at a time per (tree, edge, direction) and lane: in each tree a member sends over an edge one
+  //   chunk at a time, and posts the next aggregation's transfers only once its own part of this one has ended.
+  //   Their routes' narrowest bandwidths summed, times the lanes (NCCL's trees across a non-blocking fat tree's
+  //   leaves: few tree edges cross a leaf's uplink).
   // - Every transfer crossing it crossed its feeder first, whose own bandwidth bounds all that crosses it: the distinct
   //   feeders' bandwidths summed (the NICs of a leaf's nodes, whose sum is a non-blocking leaf uplink's bandwidth,
   //   however many tree edges cross it: dbtree's heaps).
