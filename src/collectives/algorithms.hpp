@@ -6,6 +6,7 @@
 #include "collectives/nccl_tuning.hpp"
 
 #include <array>
+#include <functional>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -269,6 +270,9 @@ public:
   std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) override;
   bool idle() const override { return active_ == 0; }
   double floor_s() const override;
+  /** give() splits wire(bytes) among the trees, not `bytes` (a protocol's bytes on the wire: Nccl); the call costs
+   *  still take `bytes`. */
+  void set_wire(std::function<std::uint64_t(std::uint64_t)> wire) { wire_ = std::move(wire); }
 
 private:
   /** A member's program in one tree of one lane (of its aggregation `k` there): in the reduce, op c < children is the
@@ -337,7 +341,8 @@ private:
   std::vector<std::size_t> owner_; ///< flow id -> edge
   analytical::SimClock clock_;
   analytical::FluidNetwork::FlowSpec spec_;
-  std::vector<std::uint64_t> parts_; ///< give()'s scratch: each tree's bytes
+  std::vector<std::uint64_t> parts_;                 ///< give()'s scratch: each tree's bytes
+  std::function<std::uint64_t(std::uint64_t)> wire_; ///< set_wire's
   std::vector<Ended>* ended_ = nullptr;
   const std::vector<char>* open_ = nullptr;
   bool stop_ = false;
@@ -503,8 +508,14 @@ public:
   void drive(Group& group, std::uint64_t bytes) const override;
   /** The calls of the ring's or the trees' plan NCCL chooses for `bytes`, with its protocol's bytes on the wire. */
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
+  /** Several lanes (streams) where every tensor of the phase takes NCCL's trees and their whole stream may run computed
+   *  (NcclTree::streamed): the trees' program (TreeStream), each aggregation on the wire as NCCL's protocol puts it,
+   *  after its base latency. One lane keeps the trees computed aggregation by aggregation (drive): nullptr. */
+  std::unique_ptr<StreamProgram> stream_program(Group& group) const override;
 
 private:
+  /** True when every tensor size of the group's phase (Group::sizes) takes NCCL's trees. */
+  bool trees_only(Group& group) const;
   /** NCCL's choice for `bytes` and the bytes its protocol puts on the wire, after the protocol's base latency (slept by
    *  the calling actor). */
   struct Call {

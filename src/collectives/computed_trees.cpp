@@ -314,9 +314,10 @@ bool TreeStream::set_lanes(const std::vector<int>& channels)
 
 void TreeStream::give(int lane, int member, std::uint64_t bytes, double ready_s)
 {
+  const std::uint64_t wire = wire_ ? wire_(bytes) : bytes;
   parts_.clear();
   for (std::size_t j = 0; j < trees_; ++j)
-    parts_.push_back(chunk_bytes(bytes, trees_, j));
+    parts_.push_back(chunk_bytes(wire, trees_, j));
   give_trees(lane, member, parts_, ready_s, call_cost_s(bytes));
 }
 

@@ -294,6 +294,14 @@ std::uint64_t nccl_wire_bytes(std::uint64_t bytes, double efficiency)
   return efficiency >= 1 ? bytes : static_cast<std::uint64_t>(std::llround(double(bytes) / efficiency));
 }
 
+bool Nccl::trees_only(Group& g) const
+{
+  const NcclTopology& topology = shapes_.of(g).topology;
+  return !g.sizes().empty() && std::all_of(g.sizes().begin(), g.sizes().end(), [&topology](std::uint64_t size) {
+    return nccl_choose(topology, size).algo == NcclAlgo::Tree;
+  });
+}
+
 bool Nccl::drivable(Group& g, std::uint64_t bytes) const
 {
   if (g.size() <= 1)
@@ -305,12 +313,35 @@ bool Nccl::drivable(Group& g, std::uint64_t bytes) const
   const NcclTopology& topology = shapes_.of(g).topology;
   if (nccl_choose(topology, bytes).algo == NcclAlgo::Ring)
     return NcclRing::driven(g);
-  const bool trees_only =
-      !g.sizes().empty() && std::all_of(g.sizes().begin(), g.sizes().end(), [&topology](std::uint64_t size) {
-        return nccl_choose(topology, size).algo == NcclAlgo::Tree;
-      });
-  // (NcclTree's whole stream, streamed(), is its own: the choice computes its trees aggregation by aggregation.)
-  return g.use_flow(AlgorithmId::NcclTree) || (trees_only && NcclTree::driven(g) && NcclTree::computed(g));
+  // (One lane: the trees computed aggregation by aggregation, not NcclTree's whole stream. Several: its program,
+  // stream_program.)
+  const bool streams = g.world().lanes() > 1 && NcclTree::streamed(g);
+  return g.use_flow(AlgorithmId::NcclTree) ||
+         (trees_only(g) && NcclTree::driven(g) && (NcclTree::computed(g) || streams));
+}
+
+std::unique_ptr<StreamProgram> Nccl::stream_program(Group& g) const
+{
+  if (g.world().lanes() <= 1 || g.size() <= kFlowAboveRanks || !trees_only(g) || !NcclTree::driven(g) ||
+      !NcclTree::streamed(g))
+    return nullptr;
+  g.world().note_exact_form(AlgorithmId::Nccl);
+  const NcclShape& shape = shapes_.of(g);
+  TreeFlows& t = nccl_tree_flows(g, shape);
+  ComputedTrees& net =
+      g.cached_object<ComputedTrees>(kNcclTreeComputedKey, [&] { return computed_trees_of(t, nccl_tree_links(g)); });
+  auto program = std::make_unique<TreeStream>(g, t, net, AlgorithmId::NcclTree);
+  const NcclTopology topology = shape.topology;
+  program->set_wire([topology](std::uint64_t bytes) { // as enter(), without its sleep
+    const NcclChoice choice = nccl_choose(topology, bytes);
+    return nccl_wire_bytes(bytes, nccl_efficiency(topology, choice.algo, choice.proto));
+  });
+  program->add_call_cost([topology](std::uint64_t bytes) { // the protocol's base latency, slept by every rank
+    const NcclChoice choice = nccl_choose(topology, bytes);
+    const double base_s = nccl_base_latency_us(choice.algo, choice.proto) * 1e-6;
+    return base_s > 0 ? std::max(base_s, analytical::FluidNetwork::kSimultaneous) : 0.0;
+  });
+  return program;
 }
 
 std::vector<std::vector<Flow>> Nccl::flow_calls(Group& g, std::uint64_t bytes) const

@@ -336,9 +336,11 @@ private:
   void try_lanes_program(const std::vector<int>& channels)
   {
     world_.set_solo(true);
+    const std::set<std::uint64_t> sizes = aggregated_sizes(); // (a choice by size asks: Nccl)
     for (auto& g : groups_) {
       g->set_member_timed(true);
       g->set_whole_stream(true);
+      g->set_sizes({sizes.begin(), sizes.end()});
     }
     program_ = collective_.stream_program(*groups_.front());
     if (program_ && program_->set_lanes(channels))
