@@ -830,26 +830,9 @@ private:
     }
     // (iteration, aggregation, when it was committed), in commit order. A rank's stream runs a committed aggregation
     // at the later of that time and its own end of the one before (run_committed).
-    std::deque<std::tuple<int, int, double>> committed;
-    auto commit = [&](double at) {
-      for (int it, agg; admit_next(it, agg);)
-        committed.emplace_back(it, agg, at);
-    };
-    // The readiness times up to `t` (before it, or also at it), one instant after the other: the scheduler wakes at
-    // each and commits what is ready then.
-    auto admit = [&](double t, bool at_t) {
-      while (!pending_heap_.empty()) {
-        const double when = std::get<0>(pending_heap_.top());
-        if (when > t || (!at_t && when == t))
-          break;
-        while (!pending_heap_.empty() && std::get<0>(pending_heap_.top()) == when) {
-          const auto [at, it, prio, agg] = pending_heap_.top();
-          pending_heap_.pop();
-          ready_heap_.emplace(it, prio, agg);
-        }
-        commit(when);
-      }
-    };
+    Committed committed;
+    auto commit = [&](double at) { commit_ready(committed, at); };
+    auto admit = [&](double t, bool at_t) { admit_ready(committed, t, at_t); };
     collectives::Group& group = *groups_[0];
     // Member-timed (Group::member_timed): each rank's own start and end, as its stream has them at message level.
     std::vector<double> free_at(static_cast<std::size_t>(world_.size()), start_), starts(free_at.size());
@@ -914,24 +897,9 @@ private:
    *  run ahead to them (settle), by the stop at the last of those aggregations' ends: never after its own time. */
   void drive_priority_program(collectives::StreamProgram& program)
   {
-    std::deque<std::tuple<int, int, double>> committed; // (iteration, aggregation, when committed), not yet given
-    auto commit = [&](double at) {
-      for (int it, agg; admit_next(it, agg);)
-        committed.emplace_back(it, agg, at);
-    };
-    auto admit = [&](double t, bool at_t) { // as drive_priority's
-      while (!pending_heap_.empty()) {
-        const double when = std::get<0>(pending_heap_.top());
-        if (when > t || (!at_t && when == t))
-          break;
-        while (!pending_heap_.empty() && std::get<0>(pending_heap_.top()) == when) {
-          const auto [at, it, prio, agg] = pending_heap_.top();
-          pending_heap_.pop();
-          ready_heap_.emplace(it, prio, agg);
-        }
-        commit(when);
-      }
-    };
+    Committed committed; // not yet given
+    auto commit = [&](double at) { commit_ready(committed, at); };
+    auto admit = [&](double t, bool at_t) { admit_ready(committed, t, at_t); };
     struct Given {
       int it, agg;
       double end = 0; ///< its last rank's end so far
@@ -990,6 +958,33 @@ private:
     }
     program.set_horizon(std::numeric_limits<double>::infinity());
     catch_up(last); // the stream ends when its last aggregation does
+  }
+
+  /** The priority policy's commits, in commit order: (iteration, aggregation, when committed). */
+  using Committed = std::deque<std::tuple<int, int, double>>;
+
+  /** Commits, at `at`, the ready aggregations the credit lets in (admit_next). */
+  void commit_ready(Committed& committed, double at)
+  {
+    for (int it, agg; admit_next(it, agg);)
+      committed.emplace_back(it, agg, at);
+  }
+
+  /** The readiness times up to `t` (before it, or also at it, per `at_t`), one instant after the other: the scheduler
+   *  wakes at each and commits what is ready then. */
+  void admit_ready(Committed& committed, double t, bool at_t)
+  {
+    while (!pending_heap_.empty()) {
+      const double when = std::get<0>(pending_heap_.top());
+      if (when > t || (!at_t && when == t))
+        break;
+      while (!pending_heap_.empty() && std::get<0>(pending_heap_.top()) == when) {
+        const auto [at, it, prio, agg] = pending_heap_.top();
+        pending_heap_.pop();
+        ready_heap_.emplace(it, prio, agg);
+      }
+      commit_ready(committed, when);
+    }
   }
 
   /** Aggregations the priority policy commits in the phase (fewer when the iterations repeat). */

@@ -2086,18 +2086,29 @@ TEST_CASE("a tree stream given each aggregation as its member reaches it equals 
 }
 
 namespace {
+/** One binary heap over every GPU of `world`, member-timed, and its computed network (TreeStream's inputs). */
+struct HeapTrees {
+  collectives::Group group;
+  collectives::TreeFlows t;
+  collectives::ComputedTrees net;
+  explicit HeapTrees(collectives::CommWorld& world)
+      : group(world)
+      , t(collectives::tree_flows_of(group, {analytical::binary_heap(world.size())}))
+      , net(collectives::computed_trees_of(t, collectives::tree_links(t)))
+  {
+    group.set_member_timed(true);
+  }
+};
+
 /** Every member's ends (absolute seconds) of one aggregation of `bytes` given to each member of `lanes` lanes at
  *  `t0` (lane k on channel 10 k), over the contended fat tree's 32 GPUs, in `lanes_given` of them: [lane][member]
  *  (-1: not given). `channels`: the channels the world was told of transfers on. */
 std::vector<std::vector<double>> lane_ends(collectives::CommWorld& world, std::size_t lanes, std::size_t lanes_given,
                                            std::uint64_t bytes, std::set<int>& channels)
 {
-  collectives::Group group(world);
-  group.set_member_timed(true);
+  HeapTrees h(world);
   const int p = world.size();
-  collectives::TreeFlows t = collectives::tree_flows_of(group, {analytical::binary_heap(p)});
-  collectives::ComputedTrees net = collectives::computed_trees_of(t, collectives::tree_links(t));
-  collectives::TreeStream stream(group, t, net, collectives::AlgorithmId::Tree);
+  collectives::TreeStream stream(h.group, h.t, h.net, collectives::AlgorithmId::Tree);
   std::vector<int> lane_channels;
   for (std::size_t l = 0; l < lanes; ++l)
     lane_channels.push_back(10 * static_cast<int>(l));
@@ -2161,12 +2172,9 @@ TEST_CASE("a tree stream watched for a member's next end in a lane stops there, 
     const auto world = gpu_world(engine, "w");
     world->set_solo(true);
     const int p = world->size();
-    collectives::Group group(*world);
-    group.set_member_timed(true);
-    collectives::TreeFlows t = collectives::tree_flows_of(group, {analytical::binary_heap(p)});
-    collectives::ComputedTrees net = collectives::computed_trees_of(t, collectives::tree_links(t));
+    HeapTrees h(*world);
     for (const char watch : {collectives::StreamProgram::kAnyEnd, collectives::StreamProgram::kAllEnded}) {
-      collectives::TreeStream stream(group, t, net, collectives::AlgorithmId::Tree);
+      collectives::TreeStream stream(h.group, h.t, h.net, collectives::AlgorithmId::Tree);
       REQUIRE(stream.set_lanes({0, 10}));
       const double t0 = sg4::Engine::get_clock();
       for (int v = 0; v < p; ++v)
@@ -2200,10 +2208,7 @@ TEST_CASE("a tree stream stops before a step past its horizon and after a watche
     const auto world = gpu_world(engine, "h");
     world->set_solo(true);
     const int p = world->size();
-    collectives::Group group(*world);
-    group.set_member_timed(true);
-    collectives::TreeFlows t = collectives::tree_flows_of(group, {analytical::binary_heap(p)});
-    collectives::ComputedTrees net = collectives::computed_trees_of(t, collectives::tree_links(t));
+    HeapTrees h(*world);
     const double t0 = sg4::Engine::get_clock();
     auto fresh = [&](collectives::TreeStream& stream) {
       for (int v = 0; v < p; ++v) {
@@ -2215,7 +2220,7 @@ TEST_CASE("a tree stream stops before a step past its horizon and after a watche
     std::map<std::pair<int, std::size_t>, double> straight;
     double first_last = 0; // the first aggregation's last end
     {
-      collectives::TreeStream stream(group, t, net, collectives::AlgorithmId::Tree);
+      collectives::TreeStream stream(h.group, h.t, h.net, collectives::AlgorithmId::Tree);
       fresh(stream);
       std::vector<collectives::StreamProgram::Ended> ended;
       stream.run({}, ended);
@@ -2229,7 +2234,7 @@ TEST_CASE("a tree stream stops before a step past its horizon and after a watche
     }
     // A horizon halfway through the first aggregation, then none.
     {
-      collectives::TreeStream stream(group, t, net, collectives::AlgorithmId::Tree);
+      collectives::TreeStream stream(h.group, h.t, h.net, collectives::AlgorithmId::Tree);
       fresh(stream);
       const double horizon = t0 + (first_last - t0) / 2;
       stream.set_horizon(horizon);
@@ -2248,7 +2253,7 @@ TEST_CASE("a tree stream stops before a step past its horizon and after a watche
     }
     // Watching the first aggregation: the run stops when its last member ends it.
     {
-      collectives::TreeStream stream(group, t, net, collectives::AlgorithmId::Tree);
+      collectives::TreeStream stream(h.group, h.t, h.net, collectives::AlgorithmId::Tree);
       fresh(stream);
       stream.watch_aggregation(0, 0);
       std::vector<collectives::StreamProgram::Ended> ended;
