@@ -350,6 +350,7 @@ private:
     for (auto& g : groups_) {
       g->set_member_timed(false);
       g->set_whole_stream(false);
+      g->set_sizes({}); // (drivable() sets them, as before)
     }
   }
 
