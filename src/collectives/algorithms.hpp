@@ -346,7 +346,6 @@ private:
   std::vector<Ended>* ended_ = nullptr;
   const std::vector<char>* open_ = nullptr;
   bool stop_ = false;
-  bool given_ = false;     ///< an aggregation was given (set_lanes comes first)
   std::size_t active_ = 0; ///< members' lanes with an aggregation in progress or given and not ended
   double now_ = 0;
 };
@@ -516,13 +515,18 @@ public:
 private:
   /** True when every tensor size of the group's phase (Group::sizes) takes NCCL's trees. */
   bool trees_only(Group& group) const;
-  /** NCCL's choice for `bytes` and the bytes its protocol puts on the wire, after the protocol's base latency (slept by
-   *  the calling actor). */
+  /** NCCL's choice for `bytes` and the bytes its protocol puts on the wire, after the protocol's base latency. */
   struct Call {
     NcclAlgo algo;
     std::uint64_t wire_bytes;
     double base_s; ///< the protocol's base latency, slept by enter()
+    /** What a member sleeps for the base latency from its own start, computed (SimGrid's sleeps last at least its
+     *  resolution: SimClock::sleep); 0 without one. */
+    double computed_sleep_s() const;
   };
+  /** The choice, without its sleep. */
+  static Call choose(const NcclTopology& topology, std::uint64_t bytes);
+  /** choose(), then the base latency slept by the calling actor. */
   static Call enter(const NcclShape& shape, std::uint64_t bytes);
   NcclShapes shapes_;
 };

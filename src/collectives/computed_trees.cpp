@@ -295,7 +295,8 @@ TreeStream::TreeStream(Group& g, TreeFlows& t, ComputedTrees& net, AlgorithmId c
 
 bool TreeStream::set_lanes(const std::vector<int>& channels)
 {
-  if (given_ || channels.empty())
+  const bool given = std::any_of(lanes_.begin(), lanes_.end(), [](const Lane& x) { return !x.bytes.empty(); });
+  if (given || channels.empty())
     throw Error("internal: a tree stream's lanes set after an aggregation was given, or none");
   const std::size_t lanes = channels.size();
   if (lanes > 1) { // a link one lane's transfers cannot fill by their count may be filled by several lanes'
@@ -327,7 +328,6 @@ void TreeStream::give_trees(int lane, int member, const std::vector<std::uint64_
   const std::size_t v = static_cast<std::size_t>(member), l = static_cast<std::size_t>(lane);
   if (v >= members_ || l >= lanes_.size() || per_tree.size() != trees_)
     throw Error("internal: a tree stream given an aggregation of another group");
-  given_ = true;
   Lane& x = lanes_[l];
   Member& m = member_[l * members_ + v];
   const std::size_t k = m.given;

@@ -193,6 +193,12 @@ const TreeLinks& nccl_tree_links(Group& g)
   return g.cached_object<TreeLinks>(
       kNcclTreeLinksKey, [&g] { return tree_links(nccl_tree_flows(g, nccl_shape(g.world(), g.members()))); });
 }
+
+/** ddlsim's own network over NCCL's two trees (computed_trees_of), kept between aggregations. */
+ComputedTrees& nccl_tree_network(Group& g, TreeFlows& t)
+{
+  return g.cached_object<ComputedTrees>(kNcclTreeComputedKey, [&] { return computed_trees_of(t, nccl_tree_links(g)); });
+}
 } // namespace
 
 bool NcclTree::computed(Group& g)
@@ -216,9 +222,7 @@ std::unique_ptr<StreamProgram> NcclTree::stream_program(Group& g) const
     return nullptr;
   g.world().note_exact_form(AlgorithmId::NcclTree);
   TreeFlows& t = nccl_tree_flows(g, shapes_.of(g));
-  ComputedTrees& net =
-      g.cached_object<ComputedTrees>(kNcclTreeComputedKey, [&] { return computed_trees_of(t, nccl_tree_links(g)); });
-  return std::make_unique<TreeStream>(g, t, net, AlgorithmId::NcclTree); // half of each aggregation per tree
+  return std::make_unique<TreeStream>(g, t, nccl_tree_network(g, t), AlgorithmId::NcclTree); // half per tree
 }
 
 void NcclTree::tree_plan(Group& g, std::uint64_t bytes, const NcclShape& shape)
@@ -227,10 +231,7 @@ void NcclTree::tree_plan(Group& g, std::uint64_t bytes, const NcclShape& shape)
   if (g.member_times() != nullptr && computed(g)) { // member-timed on links each its member's own: the message level
     g.world().note_exact_form(AlgorithmId::NcclTree);
     TreeFlows& t = nccl_tree_flows(g, shape);
-    computed_trees_plan(
-        g, t, halves,
-        g.cached_object<ComputedTrees>(kNcclTreeComputedKey, [&] { return computed_trees_of(t, nccl_tree_links(g)); }),
-        AlgorithmId::NcclTree);
+    computed_trees_plan(g, t, halves, nccl_tree_network(g, t), AlgorithmId::NcclTree);
     return;
   }
   if (g.member_times() != nullptr && streamed(g) && NcclTree().exact_flow_form(g))
@@ -328,19 +329,10 @@ std::unique_ptr<StreamProgram> Nccl::stream_program(Group& g) const
   g.world().note_exact_form(AlgorithmId::Nccl);
   const NcclShape& shape = shapes_.of(g);
   TreeFlows& t = nccl_tree_flows(g, shape);
-  ComputedTrees& net =
-      g.cached_object<ComputedTrees>(kNcclTreeComputedKey, [&] { return computed_trees_of(t, nccl_tree_links(g)); });
-  auto program = std::make_unique<TreeStream>(g, t, net, AlgorithmId::NcclTree);
+  auto program = std::make_unique<TreeStream>(g, t, nccl_tree_network(g, t), AlgorithmId::NcclTree);
   const NcclTopology topology = shape.topology;
-  program->set_wire([topology](std::uint64_t bytes) { // as enter(), without its sleep
-    const NcclChoice choice = nccl_choose(topology, bytes);
-    return nccl_wire_bytes(bytes, nccl_efficiency(topology, choice.algo, choice.proto));
-  });
-  program->add_call_cost([topology](std::uint64_t bytes) { // the protocol's base latency, slept by every rank
-    const NcclChoice choice = nccl_choose(topology, bytes);
-    const double base_s = nccl_base_latency_us(choice.algo, choice.proto) * 1e-6;
-    return base_s > 0 ? std::max(base_s, analytical::FluidNetwork::kSimultaneous) : 0.0;
-  });
+  program->set_wire([topology](std::uint64_t bytes) { return choose(topology, bytes).wire_bytes; });
+  program->add_call_cost([topology](std::uint64_t bytes) { return choose(topology, bytes).computed_sleep_s(); });
   return program;
 }
 
@@ -349,17 +341,28 @@ std::vector<std::vector<Flow>> Nccl::flow_calls(Group& g, std::uint64_t bytes) c
   if (g.size() <= 1)
     return {};
   const NcclShape& shape = shapes_.of(g);
-  const NcclChoice choice = nccl_choose(shape.topology, bytes); // as enter(), without its sleep
-  const std::uint64_t wire = nccl_wire_bytes(bytes, nccl_efficiency(shape.topology, choice.algo, choice.proto));
-  return choice.algo == NcclAlgo::Ring ? NcclRing::ring_calls(g, wire, shape) : NcclTree::load_calls(g, wire, shape);
+  const Call call = choose(shape.topology, bytes); // as enter(), without its sleep
+  return call.algo == NcclAlgo::Ring ? NcclRing::ring_calls(g, call.wire_bytes, shape)
+                                     : NcclTree::load_calls(g, call.wire_bytes, shape);
+}
+
+double Nccl::Call::computed_sleep_s() const
+{
+  return base_s > 0 ? std::max(base_s, analytical::FluidNetwork::kSimultaneous) : 0.0;
+}
+
+Nccl::Call Nccl::choose(const NcclTopology& topology, std::uint64_t bytes)
+{
+  const NcclChoice choice = nccl_choose(topology, bytes);
+  return {choice.algo, nccl_wire_bytes(bytes, nccl_efficiency(topology, choice.algo, choice.proto)),
+          nccl_base_latency_us(choice.algo, choice.proto) * 1e-6};
 }
 
 Nccl::Call Nccl::enter(const NcclShape& shape, std::uint64_t bytes)
 {
-  const NcclChoice choice = nccl_choose(shape.topology, bytes);
-  const double base_s = nccl_base_latency_us(choice.algo, choice.proto) * 1e-6;
-  simgrid::s4u::this_actor::sleep_for(base_s);
-  return {choice.algo, nccl_wire_bytes(bytes, nccl_efficiency(shape.topology, choice.algo, choice.proto)), base_s};
+  const Call call = choose(shape.topology, bytes);
+  simgrid::s4u::this_actor::sleep_for(call.base_s);
+  return call;
 }
 
 void Nccl::drive(Group& g, std::uint64_t bytes) const
@@ -374,7 +377,7 @@ void Nccl::drive(Group& g, std::uint64_t bytes) const
     // The trees computed from each member's start (NcclTree::tree_plan): every rank sleeps the base latency from its
     // own start first (allreduce, enter), a sleep of at least 1 ns as SimGrid's (SimClock::sleep).
     if (call.base_s > 0)
-      times->delay(std::max(call.base_s, analytical::FluidNetwork::kSimultaneous));
+      times->delay(call.computed_sleep_s());
   }
   g.drive([&] {
     if (call.algo == NcclAlgo::Ring)

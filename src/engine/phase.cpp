@@ -1069,7 +1069,8 @@ private:
   std::set<int> transfer_ranks_;
   bool nominal_ = false; ///< nominal_times(): streams may run ahead
   bool driven_ = false;  ///< drivable(): one actor per communication stream runs every rank's aggregations
-  /** The collective's program for the phase's only in-order stream (Collective::stream_program), if it has one. */
+  /** The collective's program for the phase's streams (Collective::stream_program), if it has one: its one in-order
+   *  stream, its priority policy's, or several in-order streams as lanes (try_lanes_program). */
   std::unique_ptr<collectives::StreamProgram> program_;
   sg4::MutexPtr settle_mutex_ = sg4::Mutex::create();                      ///< settle()'s
   sg4::ConditionVariablePtr settle_cv_ = sg4::ConditionVariable::create(); ///< settle()'s
