@@ -2201,8 +2201,8 @@ TEST_CASE("a tree stream stops before a step past its horizon and after a watche
   // The priority policy's driver (engine/phase.cpp, drive_priority_program) commits at readiness times and frees credit
   // when an aggregation has ended on every member: the program stops before a step later than the horizon, and after
   // the step where the watched aggregation ends on its last member. Stopped and resumed, it ends every aggregation at
-  // the same times, to the bit, as run straight through. Two aggregations (1 MiB, 64 KiB) per member of the contended
-  // fat tree's 32 GPUs, given at once.
+  // the same times, to the bit, as run straight through; given afterwards an aggregation ready in the past, it refuses
+  // it. Two aggregations (1 MiB, 64 KiB) per member of the contended fat tree's 32 GPUs, given at once.
   test::ProbeEngine engine(contended_fat_tree());
   sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
     const auto world = gpu_world(engine, "h");
@@ -2231,6 +2231,9 @@ TEST_CASE("a tree stream stops before a step past its horizon and after a watche
           first_last = std::max(first_last, e.end_s);
       }
       REQUIRE(straight.size() == 2 * static_cast<std::size_t>(p));
+      // Given now an aggregation ready before the time the program has reached, an idle member would start it late:
+      // the driver let the program run past its readiness, and the stream refuses it.
+      CHECK_THROWS_WITH(stream.give(0, 1 << 16, t0), Catch::Contains("after it would have started"));
     }
     // A horizon halfway through the first aggregation, then none.
     {
