@@ -273,6 +273,38 @@ public:
   /** give() splits wire(bytes) among the trees, not `bytes` (a protocol's bytes on the wire: Nccl); the call costs
    *  still take `bytes`. */
   void set_wire(std::function<std::uint64_t(std::uint64_t)> wire) { wire_ = std::move(wire); }
+  /** The trees it runs. */
+  const TreeFlows& trees() const { return t_; }
+
+  /** @brief A program around the trees' members, on this stream's clock and network (HierStream: each node's gather
+   *  before its leader's trees, its scatter after). With one set (set_outer), the outer program starts each member's
+   *  aggregations (begin_member) instead of give(), and is handed their ends, its own wake-ups and its own flows' ends;
+   *  run() then ends nothing itself and watches nothing: the outer program stops it (stop()). */
+  class Outer {
+  public:
+    virtual ~Outer() = default;
+    /** Member `member` has ended its current aggregation in every tree of lane `lane`, now(). */
+    virtual void trees_ended(std::size_t lane, std::size_t member) = 0;
+    /** A wake-up set with at(), now(). */
+    virtual void woken(std::size_t who, int what) = 0;
+    /** A flow started with start_flow() has ended, now() (its id freed). */
+    virtual void flow_ended(std::size_t token) = 0;
+  };
+  void set_outer(Outer* outer) { outer_ = outer; }
+  /** The outer program's next aggregation of `bytes` in lane `lane`: its parts per tree, as give() cuts them. */
+  void add_aggregation(int lane, std::uint64_t bytes);
+  /** The outer program starts member `member`'s next aggregation in every tree of lane `lane`, now(). */
+  void begin_member(int lane, int member);
+  /** The outer program's wake-up `(who, what)` at time t (>= now()). */
+  void at(double t, std::size_t who, int what);
+  /** The outer program's flow of `bytes` over `route` from now(), handed back with `token` when it ends; `tag` names
+   *  its route among the outer program's (FluidNetwork::FlowSpec::tag). Every link of the route is computed: its
+   *  capacities were given with add_links(). */
+  void start_flow(const CommWorld::Route& route, std::uint64_t bytes, std::size_t token, std::uint64_t tag);
+  /** The links of an outer program's route, in the network (after set_lanes: it builds the lanes' network). */
+  void add_links(const CommWorld::Route& route);
+  void stop() { stop_ = true; }
+  double now() const { return now_; }
 
 private:
   /** A member's program in one tree of one lane (of its aggregation `k` there): in the reduce, op c < children is the
@@ -317,6 +349,8 @@ private:
   // member in a lane member_[lane * members + v], on the clock at lanes * trees * members + that.
   /** Member m (lane * members + v) begins its current aggregation in every tree of its lane. */
   void begin(std::size_t m);
+  /** A lane's next aggregation: its parts per tree, their chunks, what each member sleeps first. */
+  void push_aggregation(Lane& lane, const std::vector<std::uint64_t>& per_tree, double delay_s);
   std::uint64_t size_of(std::size_t s, std::size_t k, std::uint64_t chunk) const;
   void start_if_posted(std::size_t e);
   std::size_t edge_of(std::size_t s, std::size_t v) const;
@@ -345,6 +379,7 @@ private:
   std::function<std::uint64_t(std::uint64_t)> wire_; ///< set_wire's
   std::vector<Ended>* ended_ = nullptr;
   const std::vector<char>* open_ = nullptr;
+  Outer* outer_ = nullptr;
   bool stop_ = false;
   std::size_t active_ = 0; ///< members' lanes with an aggregation in progress or given and not ended
   double now_ = 0;
@@ -396,6 +431,10 @@ public:
    *  is not taken, the inter algorithm lists none, or senders post flows apart (a message overhead or a stack). */
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
   bool concurrent_flows(Group& group) const override;
+  /** Several in-order streams (lanes) over the tree or dbtree, computed at message level among the leaders
+   *  (exact_flow_form there), nodes whose flows keep to links of their own and cross none of the trees': every lane's
+   *  aggregations in one program (HierStream, hierarchical.cpp). nullptr otherwise. */
+  std::unique_ptr<StreamProgram> stream_program(Group& group) const override;
 
 private:
   std::unique_ptr<Collective> inter_;

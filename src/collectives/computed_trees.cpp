@@ -332,12 +332,7 @@ void TreeStream::give_trees(int lane, int member, const std::vector<std::uint64_
   Member& m = member_[l * members_ + v];
   const std::size_t k = m.given;
   if (k * trees_ == x.bytes.size()) { // the first member given its k-th aggregation: the aggregation's chunks
-    for (std::size_t j = 0; j < trees_; ++j) {
-      x.bytes.push_back(per_tree[j]);
-      x.chunks.push_back(analytical::pipeline_chunks(per_tree[j], pipeline_chunk_bytes(chunks_of_, o_, per_tree[j])));
-    }
-    x.delay.push_back(delay_s);
-    x.ended.push_back(0);
+    push_aggregation(x, per_tree, delay_s);
   } else if (!std::equal(per_tree.begin(), per_tree.end(), x.bytes.begin() + static_cast<std::ptrdiff_t>(k * trees_)))
     throw Error("internal: a tree stream's members given different aggregations");
   if (x.ready.size() < (k + 1) * members_)
@@ -351,6 +346,58 @@ void TreeStream::give_trees(int lane, int member, const std::vector<std::uint64_
     ++active_;
     schedule(l * members_ + v);
   }
+}
+
+void TreeStream::push_aggregation(Lane& x, const std::vector<std::uint64_t>& per_tree, double delay_s)
+{
+  for (std::size_t j = 0; j < trees_; ++j) {
+    x.bytes.push_back(per_tree[j]);
+    x.chunks.push_back(analytical::pipeline_chunks(per_tree[j], pipeline_chunk_bytes(chunks_of_, o_, per_tree[j])));
+  }
+  x.delay.push_back(delay_s);
+  x.ended.push_back(0);
+}
+
+void TreeStream::add_aggregation(int lane, std::uint64_t bytes)
+{
+  if (outer_ == nullptr || lane < 0 || static_cast<std::size_t>(lane) >= lanes_.size())
+    throw Error("internal: a tree stream's aggregation added without an outer program, or in no lane of it");
+  parts_.clear();
+  for (std::size_t j = 0; j < trees_; ++j)
+    parts_.push_back(chunk_bytes(bytes, trees_, j));
+  push_aggregation(lanes_[static_cast<std::size_t>(lane)], parts_, 0);
+}
+
+void TreeStream::begin_member(int lane, int member)
+{
+  const std::size_t mi = static_cast<std::size_t>(lane) * members_ + static_cast<std::size_t>(member);
+  if (outer_ == nullptr || mi >= member_.size() || member_[mi].k * trees_ >= lanes_[mi / members_].bytes.size())
+    throw Error("internal: a tree stream's member begun without an outer program or an aggregation added");
+  member_[mi].start = now_;
+  begin(mi);
+}
+
+void TreeStream::at(double t, std::size_t who, int what)
+{
+  clock_.at(std::max(t, now_), prog_.size() + member_.size() + who, what);
+}
+
+void TreeStream::add_links(const CommWorld::Route& route)
+{
+  for (std::size_t k = 0; k < route.shared_ids.size(); ++k)
+    net_->fluid.set_capacity(route.shared_ids[k], route.shared_bandwidth[k]);
+}
+
+void TreeStream::start_flow(const CommWorld::Route& route, std::uint64_t bytes, std::size_t token, std::uint64_t tag)
+{
+  spec_.links = route.shared_ids;
+  set_cm02(spec_, o_.stack, route.latency_s, route.bandwidth, double(bytes), double(bytes));
+  spec_.tag = edges_.size() + 1 + tag; // past the edges' (start_if_posted)
+  const std::size_t id = net_->fluid.start(now_, spec_);
+  world_.note_computed(1);
+  if (owner_.size() <= id)
+    owner_.resize(id + 1);
+  owner_[id] = edges_.size() + token;
 }
 
 void TreeStream::schedule(std::size_t mi)
@@ -465,8 +512,13 @@ void TreeStream::tree_done(std::size_t s, std::size_t v)
   if (--m.trees_left > 0)
     return;
   // Done in every tree of its lane: the aggregation ends on the member now; it goes on to its next one there if it
-  // was given it.
+  // was given it (the outer program's ends are its own).
   m.end = now_;
+  if (outer_ != nullptr) {
+    ++m.k;
+    outer_->trees_ended(lane, v);
+    return;
+  }
   if (ended_ != nullptr)
     ended_->push_back({static_cast<int>(v), m.k, m.start, now_, static_cast<int>(lane)});
   if (++lanes_[lane].ended[m.k] == members_ && static_cast<int>(lane) == watched_lane_ && m.k == watched_k_)
@@ -498,6 +550,10 @@ void TreeStream::begin(std::size_t mi)
 
 void TreeStream::wake(std::size_t who, int what)
 {
+  if (who >= prog_.size() + member_.size()) { // the outer program's (at)
+    outer_->woken(who - prog_.size() - member_.size(), what);
+    return;
+  }
   if (what == kStart) { // a member starts its next aggregation: its call cost first (a sleep), if any
     const std::size_t mi = who - prog_.size();
     Member& m = member_[mi];
@@ -549,6 +605,10 @@ std::size_t TreeStream::run(const std::vector<char>& open, std::vector<Ended>& e
     for (std::size_t id : finished) {
       const std::size_t e = owner_[id];
       fluid.release(id);
+      if (e >= edges_.size()) { // the outer program's (start_flow)
+        outer_->flow_ended(e - edges_.size());
+        continue;
+      }
       Edge& x = edges_[e];
       x.sent = x.asked = false;
       const std::size_t s = e / 2 / members_, child = e / 2 % members_, j = s % trees_;

@@ -68,13 +68,16 @@ Layout layout_of(Group& g)
 
 /** Hier's flow form member-timed (every member from its own start to its own end, as at message level): in a
  *  member-timed group whose nodes' gather and scatter flows keep to links of their own, over the tree where its own
- *  form is member-timed among the leaders (member_timed_tree). Sets the leaders' group member-timed accordingly. */
+ *  form is member-timed among the leaders (member_timed_tree). Sets the leaders' group member-timed accordingly, and
+ *  with several lanes a whole stream where the group is one (their program: Hierarchical::stream_program). */
 bool member_timed_hier(Group& g, Layout& l)
 {
   const AlgorithmId inter = g.options().inter_algorithm;
   const bool timed = g.member_timed() && g.world().solo() && l.nodes_private &&
                      (inter == AlgorithmId::Tree || inter == AlgorithmId::Dbtree) && l.leaders->size() > 1;
   l.leaders->set_member_timed(timed);
+  if (g.world().lanes() > 1) // several lanes: a whole stream where every lane's group is one (HierStream)
+    l.leaders->set_whole_stream(timed && g.whole_stream());
   return timed && (inter == AlgorithmId::Tree ? member_timed_tree(*l.leaders) : member_timed_dbtree(*l.leaders));
 }
 
@@ -195,6 +198,324 @@ void timed_plan(Group& g, Layout& layout, const Collective& inter, std::uint64_t
   CommWorld::delay_until(last);
 }
 
+/** @brief hier over the pipelined trees for every aggregation of several in-order streams (lanes), as one program:
+ *  each lane's aggregation is timed_plan's steps at each member's own times (the gather to each node's leader, the
+ *  leader's receive overheads and reduction, the leaders' trees, the scatter), every member going on to its next
+ *  aggregation in the lane at the later of its readiness and its end of the one before. The leaders' trees run in
+ *  their own lanes' program (TreeStream, whose clock and network this one shares: TreeStream::Outer), and the nodes'
+ *  flows in the same network, so that the two lanes' transfers share the links they meet on (a leader's NIC, a
+ *  node's NVLink) as at message level. Taken where no node flow crosses a link of the trees (Hierarchical::
+ *  stream_program): the trees' network, which leaves out the links their own transfers cannot fill, stays exact. */
+class HierStream final : public StreamProgram, public TreeStream::Outer {
+public:
+  HierStream(Group& g, Layout& layout, std::unique_ptr<TreeStream> trees)
+      : g_(g)
+      , world_(g.world())
+      , o_(g.options())
+      , layout_(layout)
+      , trees_(std::move(trees))
+      , ranks_(static_cast<std::size_t>(g.size()))
+      , nodes_(layout.nodes.size())
+  {
+    trees_->set_outer(this);
+    trees_->set_floor_sink([this](double) { sink_floor(); }); // (this program's floor: its members' starts)
+    for (std::size_t r = 0; r < ranks_; ++r) {
+      const int leader = g.endpoint(layout.nodes[static_cast<std::size_t>(layout.node_of_member[r])].front());
+      gather_.push_back(&world_.cached_route(g.endpoint(static_cast<int>(r)), leader));
+      scatter_.push_back(&world_.cached_route(leader, g.endpoint(static_cast<int>(r))));
+    }
+  }
+
+  bool set_lanes(const std::vector<int>& channels) override
+  {
+    if (!trees_->set_lanes(channels))
+      return false;
+    for (std::size_t r = 0; r < ranks_; ++r)
+      if (!is_leader(r)) {
+        trees_->add_links(*gather_[r]);
+        trees_->add_links(*scatter_[r]);
+      }
+    lanes_.assign(channels.size(), Lane{});
+    for (std::size_t l = 0; l < channels.size(); ++l)
+      lanes_[l].channel = channels[l];
+    rank_.assign(channels.size() * ranks_, Rank{});
+    node_.assign(channels.size() * nodes_, Node{});
+    flow_start_.assign(channels.size() * ranks_ * 2, 0.0);
+    return true;
+  }
+
+  void give(int lane, int member, std::uint64_t bytes, double ready_s) override
+  {
+    const std::size_t l = static_cast<std::size_t>(lane), r = static_cast<std::size_t>(member);
+    if (l >= lanes_.size() || r >= ranks_)
+      throw Error("internal: hier's lanes' program given an aggregation of another group or lane");
+    Lane& x = lanes_[l];
+    Rank& m = rank_[l * ranks_ + r];
+    const std::size_t k = m.given;
+    if (k == x.bytes.size()) { // the first member given its k-th aggregation
+      x.bytes.push_back(bytes);
+      x.delay.push_back(call_cost_s(bytes));
+      x.ended.push_back(0);
+      trees_->add_aggregation(lane, bytes);
+    } else if (x.bytes[k] != bytes) {
+      throw Error("internal: hier's lanes' program given different aggregations to its members");
+    }
+    if (x.ready.size() < (k + 1) * ranks_)
+      x.ready.resize((k + 1) * ranks_, 0.0);
+    x.ready[k * ranks_ + r] = ready_s;
+    ++m.given;
+    if (m.k == k && std::max(ready_s, k > 0 ? m.end : ready_s) < trees_->now())
+      throw Error("internal: hier's lanes' program given a member's aggregation after it would have started");
+    if (m.k == k) { // idle: it starts this one next
+      ++active_;
+      schedule(l, r);
+    }
+  }
+
+  std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) override
+  {
+    open_ = &open;
+    ended_ = &ended;
+    trees_->set_horizon(horizon_s_);
+    const std::size_t steps = trees_->run(no_watch_, no_ends_);
+    open_ = nullptr;
+    ended_ = nullptr;
+    return steps;
+  }
+
+  bool idle() const override { return active_ == 0; }
+
+  double floor_s() const override
+  {
+    double floor = trees_->now(); // what starts from now on
+    for (const Rank& m : rank_)
+      if (m.k < m.given && !m.scheduled)
+        floor = std::min(floor, m.start); // in progress: its transfers started at its start or later
+    return floor;
+  }
+
+  void trees_ended(std::size_t lane, std::size_t node) override
+  {
+    // The leader's trees ended: it posts its sends to its members one after the other, each after its costs
+    // (timed_plan's scatter); with none, it ends now.
+    const std::vector<int>& local = layout_.nodes[node];
+    const std::uint64_t bytes = bytes_of(lane, static_cast<std::size_t>(local.front()));
+    double posted = 0;
+    for (std::size_t i = 1; i < local.size(); ++i) {
+      const std::size_t r = static_cast<std::size_t>(local[i]);
+      posted += world_.send_cost_s(g_.endpoint(local.front()), g_.endpoint(local[i]), bytes);
+      if (posted > 0)
+        trees_->at(trees_->now() + posted, lane * ranks_ + r, kScatter);
+      else
+        start(lane, r, false);
+    }
+    if (local.size() == 1)
+      rank_done(lane, static_cast<std::size_t>(local.front()));
+  }
+
+  void woken(std::size_t who, int what) override
+  {
+    if (what == kTrees) { // a leader's receive overheads and reduction done: its trees
+      const std::size_t i = who - lanes_.size() * ranks_;
+      trees_->begin_member(static_cast<int>(i / nodes_), static_cast<int>(i % nodes_));
+      return;
+    }
+    const std::size_t l = who / ranks_, r = who % ranks_;
+    switch (what) {
+    case kStart: {
+      Rank& m = rank_[who];
+      m.scheduled = false;
+      m.start = trees_->now();
+      const double delay = lanes_[l].delay[m.k];
+      if (delay > 0)
+        trees_->at(trees_->now() + delay, who, kBegin); // a stack's call cost first (StackCall)
+      else
+        begin(l, r);
+      break;
+    }
+    case kBegin:
+      begin(l, r);
+      break;
+    case kPosted:
+      posted(l, r);
+      break;
+    case kScatter:
+      start(l, r, false);
+      break;
+    case kEnd:
+      rank_done(l, r);
+      break;
+    default:
+      throw Error("internal: hier's lanes' program woken for nothing");
+    }
+  }
+
+  void flow_ended(std::size_t token) override
+  {
+    const std::size_t who = token / 2, l = who / ranks_, r = who % ranks_;
+    const bool up = token % 2 == 0;
+    const std::size_t n = static_cast<std::size_t>(layout_.node_of_member[r]);
+    const int leader = layout_.nodes[n].front();
+    const std::uint64_t bytes = bytes_of(l, r);
+    const int from = g_.endpoint(up ? static_cast<int>(r) : leader),
+              to = g_.endpoint(up ? leader : static_cast<int>(r));
+    world_.account({from, to, bytes}, flow_start_[token], trees_->now(), up ? *gather_[r] : *scatter_[r],
+                   lanes_[l].channel);
+    Node& x = node_[l * nodes_ + n];
+    const std::size_t members = layout_.nodes[n].size();
+    if (up) { // the gather: once every member's has landed, the leader's receive overheads and reduction
+      if (++x.landed == members - 1)
+        gathered(l, n);
+      return;
+    }
+    // The scatter: the member ends after its receive overhead; the leader once its last send has landed.
+    if (o_.stack.recv_overhead_s > 0)
+      trees_->at(trees_->now() + o_.stack.recv_overhead_s, who, kEnd);
+    else
+      rank_done(l, r);
+    if (++x.scattered == members - 1)
+      rank_done(l, static_cast<std::size_t>(leader));
+  }
+
+private:
+  enum : int { kStart, kBegin, kPosted, kScatter, kEnd, kTrees };
+  /** A member in one lane: how many aggregations it was given, the one in progress or next (`k`). */
+  struct Rank {
+    std::size_t given = 0, k = 0;
+    bool scheduled = false; ///< its next start is on the clock
+    double start = 0, end = 0;
+  };
+  /** A node in one lane, in its leader's current aggregation (`k`): whether the leader has started it, its members'
+   *  sends posted before then, the gather's and the scatter's flows landed. */
+  struct Node {
+    std::size_t k = 0;
+    bool started = false;
+    std::vector<std::size_t> waiting;
+    std::size_t landed = 0, scattered = 0;
+  };
+  struct Lane {
+    std::vector<std::uint64_t> bytes; ///< per aggregation k
+    std::vector<double> ready;        ///< per aggregation k, per member r: [k * ranks + r]
+    std::vector<double> delay;        ///< per aggregation k: each member's call cost (add_call_cost)
+    std::vector<std::uint32_t> ended; ///< per aggregation k: the members that ended it
+    int channel = 0;
+  };
+
+  bool is_leader(std::size_t r) const
+  {
+    return layout_.nodes[static_cast<std::size_t>(layout_.node_of_member[r])].front() == static_cast<int>(r);
+  }
+  std::uint64_t bytes_of(std::size_t l, std::size_t r) const { return lanes_[l].bytes[rank_[l * ranks_ + r].k]; }
+
+  void schedule(std::size_t l, std::size_t r)
+  {
+    Rank& m = rank_[l * ranks_ + r];
+    const double ready = lanes_[l].ready[m.k * ranks_ + r];
+    trees_->at(std::max(ready, m.k > 0 ? m.end : ready), l * ranks_ + r, kStart);
+    m.scheduled = true;
+  }
+
+  /** Member r starts its aggregation: a leader posts its receives (the sends posted before start now), a member
+   *  posts its send after its costs. */
+  void begin(std::size_t l, std::size_t r)
+  {
+    const std::size_t n = static_cast<std::size_t>(layout_.node_of_member[r]);
+    if (!is_leader(r)) {
+      const int leader = layout_.nodes[n].front();
+      const double cost = world_.send_cost_s(g_.endpoint(static_cast<int>(r)), g_.endpoint(leader), bytes_of(l, r));
+      if (cost > 0)
+        trees_->at(trees_->now() + cost, l * ranks_ + r, kPosted);
+      else
+        posted(l, r);
+      return;
+    }
+    Node& x = node_[l * nodes_ + n];
+    if (x.k != rank_[l * ranks_ + r].k)
+      throw Error("internal: hier's lanes' program: a leader out of step with its node");
+    x.started = true;
+    for (std::size_t w : x.waiting)
+      start(l, w, true);
+    x.waiting.clear();
+    if (layout_.nodes[n].size() == 1)
+      gathered(l, n);
+  }
+
+  /** Member r's send to its leader is posted: it starts once the leader has started the same aggregation. */
+  void posted(std::size_t l, std::size_t r)
+  {
+    Node& x = node_[l * nodes_ + static_cast<std::size_t>(layout_.node_of_member[r])];
+    if (x.started && x.k == rank_[l * ranks_ + r].k)
+      start(l, r, true);
+    else
+      x.waiting.push_back(r);
+  }
+
+  void start(std::size_t l, std::size_t r, bool up)
+  {
+    const std::size_t token = (l * ranks_ + r) * 2 + (up ? 0 : 1);
+    flow_start_[token] = trees_->now();
+    trees_->start_flow(up ? *gather_[r] : *scatter_[r], bytes_of(l, r), token, r * 2 + (up ? 0 : 1));
+  }
+
+  /** Every member's send has landed at node n's leader: its receive overheads and reduction (timed_plan), then its
+   *  trees. */
+  void gathered(std::size_t l, std::size_t n)
+  {
+    const double others = double(layout_.nodes[n].size() - 1);
+    const std::uint64_t bytes = bytes_of(l, static_cast<std::size_t>(layout_.nodes[n].front()));
+    const double d = o_.stack.recv_overhead_s * others + o_.reduce_s_per_byte * double(bytes) * others;
+    if (d > 0)
+      trees_->at(trees_->now() + d, lanes_.size() * ranks_ + l * nodes_ + n, kTrees);
+    else
+      trees_->begin_member(static_cast<int>(l), static_cast<int>(n));
+  }
+
+  void rank_done(std::size_t l, std::size_t r)
+  {
+    Rank& m = rank_[l * ranks_ + r];
+    const double now = trees_->now();
+    m.end = now;
+    ended_->push_back({static_cast<int>(r), m.k, m.start, now, static_cast<int>(l)});
+    if (++lanes_[l].ended[m.k] == ranks_ && static_cast<int>(l) == watched_lane_ && m.k == watched_k_)
+      trees_->stop();   // ended on every member: the driver frees its credit
+    if (is_leader(r)) { // its node goes on to its next aggregation (members' sends posted early wait for it)
+      Node& x = node_[l * nodes_ + static_cast<std::size_t>(layout_.node_of_member[r])];
+      ++x.k;
+      x.started = false;
+      x.landed = x.scattered = 0;
+    }
+    ++m.k;
+    const std::size_t mi = l * ranks_ + r;
+    const char watch = mi < open_->size() ? (*open_)[mi] : char(kUnwatched);
+    if (watch == kAnyEnd)
+      trees_->stop(); // another of its lanes waits on what this one ends: the caller looks again
+    if (m.k < m.given) {
+      schedule(l, r);
+      return;
+    }
+    --active_;
+    if (watch == kAllEnded)
+      trees_->stop(); // it may need an aggregation it has not been given: the caller gives it first
+  }
+
+  Group& g_;
+  CommWorld& world_;
+  const CollectiveOptions& o_;
+  Layout& layout_;
+  std::unique_ptr<TreeStream> trees_;
+  std::size_t ranks_, nodes_;
+  std::vector<const CommWorld::Route*> gather_, scatter_; ///< per member: its route to its leader, and back
+  std::vector<Lane> lanes_;
+  std::vector<Rank> rank_;         ///< [lane * ranks + r]
+  std::vector<Node> node_;         ///< [lane * nodes + n]
+  std::vector<double> flow_start_; ///< per flow token: when it started
+  const std::vector<char> no_watch_;
+  std::vector<Ended> no_ends_;
+  const std::vector<char>* open_ = nullptr;
+  std::vector<Ended>* ended_ = nullptr;
+  std::size_t active_ = 0;
+};
+
 /** Runs `flows`, flow i posted `after[i]` seconds from now (its sender's costs before it: CommWorld::send_cost_s,
  *  summed over a leader's earlier sends), and returns when the last has landed: all at once where every flow is posted
  *  at the same time (run_flows); in a solo world each component of flows as if alone from its first post (run_timed:
@@ -268,6 +589,63 @@ bool Hierarchical::drivable(Group& g, std::uint64_t /*bytes*/) const
   return (uses_flow(o.inter_algorithm, o.fidelity, layout.leaders->size()) ||
           inter_->exact_flow_form(*layout.leaders)) &&
          flow_form_allowed(AlgorithmId::Hier, o) && flow_form_allowed(o.inter_algorithm, o);
+}
+
+std::unique_ptr<StreamProgram> Hierarchical::stream_program(Group& g) const
+{
+  // Several lanes over the pipelined trees: one program (HierStream). One lane runs aggregation by aggregation,
+  // member-timed (timed_plan), as before.
+  const AlgorithmId inter = g.options().inter_algorithm;
+  if (g.world().lanes() <= 1 || (inter != AlgorithmId::Tree && inter != AlgorithmId::Dbtree) ||
+      !whole_stream_allowed(g, AlgorithmId::Hier))
+    return nullptr;
+  Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
+  Group& leaders = *layout.leaders;
+  if (leaders.size() <= 1 || !layout.nodes_private)
+    return nullptr;
+  leaders.set_member_timed(true);
+  leaders.set_whole_stream(true);
+  const bool noted = g.world().exact_forms().count(inter) > 0; // (the trees' program notes its form)
+  std::unique_ptr<StreamProgram> program = inter_->exact_flow_form(leaders) ? inter_->stream_program(leaders) : nullptr;
+  auto* trees = dynamic_cast<TreeStream*>(program.get());
+  // The nodes' flows in the trees' network: on links no tree route crosses (the trees' network leaves out links their
+  // own transfers cannot fill), and computed as SimGrid runs them (CommWorld::fluid_exact, over every route).
+  bool apart = trees != nullptr;
+  if (apart) {
+    std::vector<const CommWorld::Route*> routes;
+    std::vector<char> tree_link;
+    for (const auto& tree : trees->trees().routes)
+      for (const auto& up_down : tree)
+        for (const CommWorld::Route* r : up_down)
+          if (r != nullptr) {
+            routes.push_back(r);
+            for (std::uint32_t id : r->shared_ids) {
+              if (id >= tree_link.size())
+                tree_link.resize(id + 1, 0);
+              tree_link[id] = 1;
+            }
+          }
+    CommWorld& world = g.world();
+    for (const auto& local : layout.nodes)
+      for (std::size_t i = 1; i < local.size(); ++i) {
+        const int member = g.endpoint(local[i]), leader = g.endpoint(local[0]);
+        for (const auto* r : {&world.cached_route(member, leader), &world.cached_route(leader, member)}) {
+          routes.push_back(r);
+          for (std::uint32_t id : r->shared_ids)
+            apart = apart && !(id < tree_link.size() && tree_link[id] != 0);
+        }
+      }
+    apart = apart && CommWorld::fluid_exact(routes);
+  }
+  if (!apart) {
+    leaders.set_member_timed(false);
+    leaders.set_whole_stream(false);
+    if (!noted)
+      g.world().forget_exact_form(inter);
+    return nullptr;
+  }
+  program.release();
+  return std::make_unique<HierStream>(g, layout, std::unique_ptr<TreeStream>(trees));
 }
 
 std::vector<std::vector<Flow>> Hierarchical::flow_calls(Group& g, std::uint64_t bytes) const

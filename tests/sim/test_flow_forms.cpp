@@ -2317,3 +2317,61 @@ TEST_CASE("the tree and dbtree refuse to run a whole stream's aggregation alone 
   });
   engine.engine().run();
 }
+
+TEST_CASE(
+    "hier's lanes' program over the tree ends every member once per lane and refuses late or foreign aggregations")
+{
+  // 72 nodes of two GPUs behind an NVSwitch over 10GbE (a node's flows on NVLink, the trees' on PCIe and the NICs:
+  // Hierarchical::stream_program takes its program), two lanes; one aggregation given to every member of lane 0.
+  const platform::ClusterSpec spec = test::star_cluster(72, 2, "V100-SXM2", "nvswitch", "10gbe");
+  test::ProbeEngine engine(spec);
+  sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
+    std::vector<sg4::Host*> hosts;
+    std::vector<int> nodes;
+    for (const auto& name : engine.gpu_hosts()) {
+      hosts.push_back(sg4::Host::by_name(name));
+      nodes.push_back(std::stoi(name.substr(4)));
+    }
+    collectives::CollectiveOptions o;
+    o.inter_algorithm = collectives::AlgorithmId::Tree;
+    collectives::CommWorld world(hosts, nodes, o, "h");
+    world.set_solo(true);
+    world.set_lane_channels({0, 10});
+    collectives::Group group(world);
+    group.set_member_timed(true);
+    group.set_whole_stream(true);
+    REQUIRE(group.size() == 144);
+    const collectives::Hierarchical hier(std::make_unique<collectives::TreeAllreduce>());
+    std::unique_ptr<collectives::StreamProgram> program = hier.stream_program(group);
+    REQUIRE(program != nullptr);
+    REQUIRE(program->set_lanes({0, 10}));
+    CHECK_THROWS_WITH(program->give(2, 0, 4096, 0), Catch::Contains("another group or lane"));
+    CHECK_THROWS_WITH(program->give(0, 144, 4096, 0), Catch::Contains("another group or lane"));
+    const double t0 = sg4::Engine::get_clock();
+    for (int v = 0; v < 144; ++v)
+      program->give(0, v, 1 << 20, t0);
+    CHECK_FALSE(program->idle());
+    std::vector<collectives::StreamProgram::Ended> ended;
+    program->run({}, ended);
+    CHECK(program->idle());
+    REQUIRE(ended.size() == 144);
+    std::vector<int> ends(144, 0);
+    double last = t0;
+    for (const auto& e : ended) {
+      ++ends[static_cast<std::size_t>(e.member)];
+      CHECK(e.lane == 0);
+      CHECK(e.k == 0);
+      CHECK(e.start_s == t0);
+      CHECK(e.end_s > t0);
+      last = std::max(last, e.end_s);
+    }
+    CHECK(std::all_of(ends.begin(), ends.end(), [](int n) { return n == 1; }));
+    // Lane 1's first aggregation ready at t0, given only now (the program has run past t0): refused.
+    CHECK_THROWS_WITH(program->give(1, 0, 1 << 20, t0),
+                      Catch::Contains("given a member's aggregation after it would have started"));
+    // Lane 0's next aggregation: given with one size to one member and another to the next, refused.
+    program->give(0, 0, 4096, last);
+    CHECK_THROWS_WITH(program->give(0, 1, 8192, last), Catch::Contains("given different aggregations"));
+  });
+  engine.engine().run();
+}
