@@ -303,6 +303,9 @@ public:
   void start_flow(const CommWorld::Route& route, std::uint64_t bytes, std::size_t token, std::uint64_t tag);
   /** The links of an outer program's route, in the network (after set_lanes: it builds the lanes' network). */
   void add_links(const CommWorld::Route& route);
+  /** Before set_lanes: the network keeps every link of `route` (an outer program's), even one the trees' own
+   *  transfers cannot fill (tree_links leaves those out; the outer program's flows may fill it). */
+  void keep_links(const CommWorld::Route& route);
   void stop() { stop_ = true; }
   double now() const { return now_; }
 
@@ -366,6 +369,7 @@ private:
   TreeFlows& t_;
   ComputedTrees* net_;                       ///< the group's, or lanes_net_
   std::unique_ptr<ComputedTrees> lanes_net_; ///< several lanes: the network without the links they may still fill
+  std::vector<std::uint32_t> kept_;          ///< keep_links's, sorted
   AlgorithmId chunks_of_;
   std::size_t members_, trees_;
   std::vector<Lane> lanes_;
@@ -432,8 +436,8 @@ public:
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
   bool concurrent_flows(Group& group) const override;
   /** Several in-order streams (lanes) over the tree or dbtree, computed at message level among the leaders
-   *  (exact_flow_form there), nodes whose flows keep to links of their own and cross none of the trees': every lane's
-   *  aggregations in one program (HierStream, hierarchical.cpp). nullptr otherwise. */
+   *  (exact_flow_form there), nodes whose flows keep to links of their own: every lane's aggregations in one program
+   *  (HierStream, hierarchical.cpp). nullptr otherwise. */
   std::unique_ptr<StreamProgram> stream_program(Group& group) const override;
 
 private:

@@ -236,9 +236,6 @@ public:
   /** Records that Fidelity::Auto ran `id`'s flow form because it equals the message level here (exact_flow_form). */
   void note_exact_form(AlgorithmId id) { exact_forms_.insert(id); }
   const std::set<AlgorithmId>& exact_forms() const { return exact_forms_; }
-  /** Takes back note_exact_form(id): a form asked for and then not run (hier's lanes' program, refused over trees
-   *  whose own program was built). */
-  void forget_exact_form(AlgorithmId id) { exact_forms_.erase(id); }
 
   std::uint64_t bytes_sent(int endpoint) const { return sent_[endpoint]; }
   /** Host-to-host transfers handed to SimGrid so far (the flow forms'; SimGrid 3.32 signals none of them). */

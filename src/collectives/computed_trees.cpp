@@ -299,8 +299,15 @@ bool TreeStream::set_lanes(const std::vector<int>& channels)
   if (given || channels.empty())
     throw Error("internal: a tree stream's lanes set after an aggregation was given, or none");
   const std::size_t lanes = channels.size();
-  if (lanes > 1) { // a link one lane's transfers cannot fill by their count may be filled by several lanes'
-    lanes_net_ = std::make_unique<ComputedTrees>(computed_trees_of(t_, tree_links(t_, static_cast<int>(lanes))));
+  if (lanes > 1 || !kept_.empty()) {
+    // A link one lane's transfers cannot fill by their count may be filled by several lanes'; one the outer
+    // program's flows cross may be filled by them (keep_links).
+    TreeLinks links = tree_links(t_, static_cast<int>(lanes));
+    links.left_out.erase(
+        std::remove_if(links.left_out.begin(), links.left_out.end(),
+                       [this](std::uint32_t id) { return std::binary_search(kept_.begin(), kept_.end(), id); }),
+        links.left_out.end());
+    lanes_net_ = std::make_unique<ComputedTrees>(computed_trees_of(t_, links));
     net_ = lanes_net_.get();
     net_->fluid.restart();
   }
@@ -380,6 +387,17 @@ void TreeStream::begin_member(int lane, int member)
 void TreeStream::at(double t, std::size_t who, int what)
 {
   clock_.at(std::max(t, now_), prog_.size() + member_.size() + who, what);
+}
+
+void TreeStream::keep_links(const CommWorld::Route& route)
+{
+  if (!lanes_.front().bytes.empty() || lanes_net_)
+    throw Error("internal: a tree stream's links kept after its lanes were set");
+  for (std::uint32_t id : route.shared_ids) {
+    const auto at = std::lower_bound(kept_.begin(), kept_.end(), id);
+    if (at == kept_.end() || *at != id)
+      kept_.insert(at, id);
+  }
 }
 
 void TreeStream::add_links(const CommWorld::Route& route)

@@ -204,8 +204,8 @@ void timed_plan(Group& g, Layout& layout, const Collective& inter, std::uint64_t
  *  aggregation in the lane at the later of its readiness and its end of the one before. The leaders' trees run in
  *  their own lanes' program (TreeStream, whose clock and network this one shares: TreeStream::Outer), and the nodes'
  *  flows in the same network, so that the two lanes' transfers share the links they meet on (a leader's NIC, a
- *  node's NVLink) as at message level. Taken where no node flow crosses a link of the trees (Hierarchical::
- *  stream_program): the trees' network, which leaves out the links their own transfers cannot fill, stays exact. */
+ *  node's NVLink, a PCIe node's leader's link) as at message level. The trees' network keeps every link the nodes'
+ *  flows cross (TreeStream::keep_links): it leaves out only links the trees' transfers alone cannot fill. */
 class HierStream final : public StreamProgram, public TreeStream::Outer {
 public:
   HierStream(Group& g, Layout& layout, std::unique_ptr<TreeStream> trees)
@@ -603,47 +603,32 @@ std::unique_ptr<StreamProgram> Hierarchical::stream_program(Group& g) const
   Group& leaders = *layout.leaders;
   if (leaders.size() <= 1 || !layout.nodes_private)
     return nullptr;
+  // The nodes' flows join the trees' network: computed as SimGrid runs them where they cross no fat pipe (the trees'
+  // routes among themselves are checked by the trees' program: CommWorld::fluid_exact), on links the network keeps
+  // (TreeStream::keep_links: it leaves out links the trees' own transfers cannot fill, which the nodes' flows may: a
+  // PCIe node's leader's link, crossed by its members' flows and by the trees' transfers into it).
+  CommWorld& world = g.world();
+  std::vector<const CommWorld::Route*> node_routes;
+  for (const auto& local : layout.nodes)
+    for (std::size_t i = 1; i < local.size(); ++i) {
+      const int member = g.endpoint(local[i]), leader = g.endpoint(local[0]);
+      for (const auto* r : {&world.cached_route(member, leader), &world.cached_route(leader, member)}) {
+        if (!r->fat.empty())
+          return nullptr;
+        node_routes.push_back(r);
+      }
+    }
   leaders.set_member_timed(true);
   leaders.set_whole_stream(true);
-  const bool noted = g.world().exact_forms().count(inter) > 0; // (the trees' program notes its form)
   std::unique_ptr<StreamProgram> program = inter_->exact_flow_form(leaders) ? inter_->stream_program(leaders) : nullptr;
   auto* trees = dynamic_cast<TreeStream*>(program.get());
-  // The nodes' flows in the trees' network: on links no tree route crosses (the trees' network leaves out links their
-  // own transfers cannot fill), and computed as SimGrid runs them (CommWorld::fluid_exact, over every route).
-  bool apart = trees != nullptr;
-  if (apart) {
-    std::vector<const CommWorld::Route*> routes;
-    std::vector<char> tree_link;
-    for (const auto& tree : trees->trees().routes)
-      for (const auto& up_down : tree)
-        for (const CommWorld::Route* r : up_down)
-          if (r != nullptr) {
-            routes.push_back(r);
-            for (std::uint32_t id : r->shared_ids) {
-              if (id >= tree_link.size())
-                tree_link.resize(id + 1, 0);
-              tree_link[id] = 1;
-            }
-          }
-    CommWorld& world = g.world();
-    for (const auto& local : layout.nodes)
-      for (std::size_t i = 1; i < local.size(); ++i) {
-        const int member = g.endpoint(local[i]), leader = g.endpoint(local[0]);
-        for (const auto* r : {&world.cached_route(member, leader), &world.cached_route(leader, member)}) {
-          routes.push_back(r);
-          for (std::uint32_t id : r->shared_ids)
-            apart = apart && !(id < tree_link.size() && tree_link[id] != 0);
-        }
-      }
-    apart = apart && CommWorld::fluid_exact(routes);
-  }
-  if (!apart) {
+  if (trees == nullptr) { // (the trees' program notes its form only when it returns one: no form noted here)
     leaders.set_member_timed(false);
     leaders.set_whole_stream(false);
-    if (!noted)
-      g.world().forget_exact_form(inter);
     return nullptr;
   }
+  for (const CommWorld::Route* r : node_routes)
+    trees->keep_links(*r);
   program.release();
   return std::make_unique<HierStream>(g, layout, std::unique_ptr<TreeStream>(trees));
 }

@@ -2375,3 +2375,35 @@ TEST_CASE(
   });
   engine.engine().run();
 }
+
+TEST_CASE("hier's lanes' program is refused where a node's flows cross a fat pipe, and notes no form")
+{
+  // 130 hosts of a star whose every route also crosses one FATPIPE backbone, taken as 65 nodes of two (above 64
+  // leaders: the tree's own program is there, its routes one latency over the backbone). A member's flow to its
+  // leader crosses the backbone too, which ddlsim's network takes as each flow's bound, where SimGrid's sharing
+  // penalty tells routes of different latencies apart: hier's program is refused, and the trees' form not noted.
+  test::StarSpec star;
+  star.hosts = 130;
+  star.backbone_bytes_per_s = 1e10;
+  test::ProbeEngine engine(test::write_star_platform(star));
+  sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
+    std::vector<sg4::Host*> hosts;
+    std::vector<int> nodes;
+    for (int r = 0; r < 130; ++r) {
+      hosts.push_back(sg4::Host::by_name(engine.gpu_hosts()[static_cast<std::size_t>(r)]));
+      nodes.push_back(r / 2);
+    }
+    collectives::CollectiveOptions o;
+    o.inter_algorithm = collectives::AlgorithmId::Tree;
+    collectives::CommWorld world(hosts, nodes, o, "f");
+    world.set_solo(true);
+    world.set_lane_channels({0, 10});
+    collectives::Group group(world);
+    group.set_member_timed(true);
+    group.set_whole_stream(true);
+    const collectives::Hierarchical hier(std::make_unique<collectives::TreeAllreduce>());
+    CHECK(hier.stream_program(group) == nullptr);
+    CHECK(world.exact_forms().empty());
+  });
+  engine.engine().run();
+}
