@@ -2318,6 +2318,31 @@ TEST_CASE("the tree and dbtree refuse to run a whole stream's aggregation alone 
   engine.engine().run();
 }
 
+namespace {
+/** hier over the tree, asked for its lanes' program: a solo world of two lanes (channels 0 and 10) over `hosts`, host i
+ *  on node nodes[i], and its group, member-timed and a whole stream. */
+struct HierLanes {
+  static collectives::CollectiveOptions tree_inter()
+  {
+    collectives::CollectiveOptions o;
+    o.inter_algorithm = collectives::AlgorithmId::Tree;
+    return o;
+  }
+  HierLanes(const std::vector<sg4::Host*>& hosts, const std::vector<int>& nodes)
+      : world(hosts, nodes, tree_inter(), "h")
+      , group(world)
+  {
+    world.set_solo(true);
+    world.set_lane_channels({0, 10});
+    group.set_member_timed(true);
+    group.set_whole_stream(true);
+  }
+  collectives::CommWorld world;
+  collectives::Group group;
+  const collectives::Hierarchical hier{std::make_unique<collectives::TreeAllreduce>()};
+};
+} // namespace
+
 TEST_CASE(
     "hier's lanes' program over the tree ends every member once per lane and refuses late or foreign aggregations")
 {
@@ -2332,17 +2357,9 @@ TEST_CASE(
       hosts.push_back(sg4::Host::by_name(name));
       nodes.push_back(std::stoi(name.substr(4)));
     }
-    collectives::CollectiveOptions o;
-    o.inter_algorithm = collectives::AlgorithmId::Tree;
-    collectives::CommWorld world(hosts, nodes, o, "h");
-    world.set_solo(true);
-    world.set_lane_channels({0, 10});
-    collectives::Group group(world);
-    group.set_member_timed(true);
-    group.set_whole_stream(true);
-    REQUIRE(group.size() == 144);
-    const collectives::Hierarchical hier(std::make_unique<collectives::TreeAllreduce>());
-    std::unique_ptr<collectives::StreamProgram> program = hier.stream_program(group);
+    HierLanes h(hosts, nodes);
+    REQUIRE(h.group.size() == 144);
+    std::unique_ptr<collectives::StreamProgram> program = h.hier.stream_program(h.group);
     REQUIRE(program != nullptr);
     REQUIRE(program->set_lanes({0, 10}));
     CHECK_THROWS_WITH(program->give(2, 0, 4096, 0), Catch::Contains("another group or lane"));
@@ -2393,17 +2410,9 @@ TEST_CASE("hier's lanes' program is refused where a node's flows cross a fat pip
       hosts.push_back(sg4::Host::by_name(engine.gpu_hosts()[static_cast<std::size_t>(r)]));
       nodes.push_back(r / 2);
     }
-    collectives::CollectiveOptions o;
-    o.inter_algorithm = collectives::AlgorithmId::Tree;
-    collectives::CommWorld world(hosts, nodes, o, "f");
-    world.set_solo(true);
-    world.set_lane_channels({0, 10});
-    collectives::Group group(world);
-    group.set_member_timed(true);
-    group.set_whole_stream(true);
-    const collectives::Hierarchical hier(std::make_unique<collectives::TreeAllreduce>());
-    CHECK(hier.stream_program(group) == nullptr);
-    CHECK(world.exact_forms().empty());
+    HierLanes h(hosts, nodes);
+    CHECK(h.hier.stream_program(h.group) == nullptr);
+    CHECK(h.world.exact_forms().empty());
   });
   engine.engine().run();
 }
