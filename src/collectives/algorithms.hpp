@@ -297,14 +297,11 @@ public:
   void begin_member(int lane, int member);
   /** The outer program's wake-up `(who, what)` at time t (>= now()). */
   void at(double t, std::size_t who, int what);
-  /** The outer program's flow of `bytes` over `route` from now(), handed back with `token` when it ends; `tag` names
-   *  its route among the outer program's (FluidNetwork::FlowSpec::tag). Every link of the route is computed: its
-   *  capacities were given with add_links(). */
+  /** The outer program's flow of `bytes` over `route` (one given to keep_links) from now(), handed back with `token`
+   *  when it ends; `tag` names its route among the outer program's (FluidNetwork::FlowSpec::tag). */
   void start_flow(const CommWorld::Route& route, std::uint64_t bytes, std::size_t token, std::uint64_t tag);
-  /** The links of an outer program's route, in the network (after set_lanes: it builds the lanes' network). */
-  void add_links(const CommWorld::Route& route);
-  /** Before set_lanes: the network keeps every link of `route` (an outer program's), even one the trees' own
-   *  transfers cannot fill (tree_links leaves those out; the outer program's flows may fill it). */
+  /** Before set_lanes, for each route of the outer program's flows: the network set_lanes builds has every link of
+   *  it, even one the trees' own transfers cannot fill (tree_links leaves those out; the outer flows may fill it). */
   void keep_links(const CommWorld::Route& route);
   void stop() { stop_ = true; }
   double now() const { return now_; }
@@ -367,9 +364,10 @@ private:
   CommWorld& world_;
   const CollectiveOptions& o_;
   TreeFlows& t_;
-  ComputedTrees* net_;                       ///< the group's, or lanes_net_
-  std::unique_ptr<ComputedTrees> lanes_net_; ///< several lanes: the network without the links they may still fill
-  std::vector<std::uint32_t> kept_;          ///< keep_links's, sorted
+  ComputedTrees* net_;                        ///< the group's, or lanes_net_
+  std::unique_ptr<ComputedTrees> lanes_net_;  ///< several lanes: the network without the links they may still fill
+  std::vector<const CommWorld::Route*> kept_; ///< keep_links's
+  bool lanes_set_ = false;
   AlgorithmId chunks_of_;
   std::size_t members_, trees_;
   std::vector<Lane> lanes_;

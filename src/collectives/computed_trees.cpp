@@ -302,15 +302,23 @@ bool TreeStream::set_lanes(const std::vector<int>& channels)
   if (lanes > 1 || !kept_.empty()) {
     // A link one lane's transfers cannot fill by their count may be filled by several lanes'; one the outer
     // program's flows cross may be filled by them (keep_links).
+    std::vector<std::uint32_t> kept;
+    for (const CommWorld::Route* r : kept_)
+      kept.insert(kept.end(), r->shared_ids.begin(), r->shared_ids.end());
+    std::sort(kept.begin(), kept.end());
     TreeLinks links = tree_links(t_, static_cast<int>(lanes));
     links.left_out.erase(
         std::remove_if(links.left_out.begin(), links.left_out.end(),
-                       [this](std::uint32_t id) { return std::binary_search(kept_.begin(), kept_.end(), id); }),
+                       [&kept](std::uint32_t id) { return std::binary_search(kept.begin(), kept.end(), id); }),
         links.left_out.end());
     lanes_net_ = std::make_unique<ComputedTrees>(computed_trees_of(t_, links));
     net_ = lanes_net_.get();
     net_->fluid.restart();
+    for (const CommWorld::Route* r : kept_)
+      for (std::size_t k = 0; k < r->shared_ids.size(); ++k)
+        net_->fluid.set_capacity(r->shared_ids[k], r->shared_bandwidth[k]);
   }
+  lanes_set_ = true;
   lanes_.assign(lanes, Lane{});
   for (std::size_t l = 0; l < lanes; ++l)
     lanes_[l].channel = channels[l];
@@ -391,19 +399,9 @@ void TreeStream::at(double t, std::size_t who, int what)
 
 void TreeStream::keep_links(const CommWorld::Route& route)
 {
-  if (!lanes_.front().bytes.empty() || lanes_net_)
+  if (lanes_set_)
     throw Error("internal: a tree stream's links kept after its lanes were set");
-  for (std::uint32_t id : route.shared_ids) {
-    const auto at = std::lower_bound(kept_.begin(), kept_.end(), id);
-    if (at == kept_.end() || *at != id)
-      kept_.insert(at, id);
-  }
-}
-
-void TreeStream::add_links(const CommWorld::Route& route)
-{
-  for (std::size_t k = 0; k < route.shared_ids.size(); ++k)
-    net_->fluid.set_capacity(route.shared_ids[k], route.shared_bandwidth[k]);
+  kept_.push_back(&route);
 }
 
 void TreeStream::start_flow(const CommWorld::Route& route, std::uint64_t bytes, std::size_t token, std::uint64_t tag)

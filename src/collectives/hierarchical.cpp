@@ -221,20 +221,16 @@ public:
     trees_->set_floor_sink([this](double) { sink_floor(); }); // (this program's floor: its members' starts)
     for (std::size_t r = 0; r < ranks_; ++r) {
       const int leader = g.endpoint(layout.nodes[static_cast<std::size_t>(layout.node_of_member[r])].front());
-      gather_.push_back(&world_.cached_route(g.endpoint(static_cast<int>(r)), leader));
-      scatter_.push_back(&world_.cached_route(leader, g.endpoint(static_cast<int>(r))));
+      const int self = g.endpoint(static_cast<int>(r));
+      gather_.push_back(is_leader(r) ? nullptr : &world_.cached_route(self, leader));
+      scatter_.push_back(is_leader(r) ? nullptr : &world_.cached_route(leader, self));
     }
   }
 
   bool set_lanes(const std::vector<int>& channels) override
   {
-    if (!trees_->set_lanes(channels))
+    if (!trees_->set_lanes(channels)) // (its network has the nodes' links: Hierarchical::stream_program kept them)
       return false;
-    for (std::size_t r = 0; r < ranks_; ++r)
-      if (!is_leader(r)) {
-        trees_->add_links(*gather_[r]);
-        trees_->add_links(*scatter_[r]);
-      }
     lanes_.assign(channels.size(), Lane{});
     for (std::size_t l = 0; l < channels.size(); ++l)
       lanes_[l].channel = channels[l];
@@ -504,7 +500,8 @@ private:
   Layout& layout_;
   std::unique_ptr<TreeStream> trees_;
   std::size_t ranks_, nodes_;
-  std::vector<const CommWorld::Route*> gather_, scatter_; ///< per member: its route to its leader, and back
+  /// Per member: its route to its leader, and back (a leader: none).
+  std::vector<const CommWorld::Route*> gather_, scatter_;
   std::vector<Lane> lanes_;
   std::vector<Rank> rank_;         ///< [lane * ranks + r]
   std::vector<Node> node_;         ///< [lane * nodes + n]
