@@ -2271,7 +2271,8 @@ TEST_CASE("a tree stream stops before a step past its horizon and after a watche
   engine.engine().run();
 }
 
-TEST_CASE("a tree stream refuses members given different aggregations or of another group and late lanes")
+TEST_CASE(
+    "a tree stream refuses members given different aggregations or of another group, late lanes and late kept links")
 {
   test::ProbeEngine engine(contended_fat_tree());
   sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
@@ -2287,6 +2288,13 @@ TEST_CASE("a tree stream refuses members given different aggregations or of anot
     CHECK_THROWS_WITH(stream.give(world->size(), 4096, 0), Catch::Contains("given an aggregation of another group"));
     CHECK_THROWS_WITH(stream.give(1, 0, 4096, 0), Catch::Contains("given an aggregation of another group")); // lane 1
     CHECK_THROWS_WITH(stream.set_lanes({0, 10}), Catch::Contains("lanes set after an aggregation was given"));
+    // An outer program's calls without one (TreeStream::Outer), and its routes kept after the lanes are set.
+    CHECK_THROWS_WITH(stream.add_aggregation(0, 4096), Catch::Contains("added without an outer program"));
+    CHECK_THROWS_WITH(stream.begin_member(0, 0), Catch::Contains("begun without an outer program"));
+    collectives::TreeStream fresh(group, t, net, collectives::AlgorithmId::Tree);
+    REQUIRE(fresh.set_lanes({0, 10}));
+    CHECK_THROWS_WITH(fresh.keep_links(world->cached_route(0, 1)),
+                      Catch::Contains("links kept after its lanes were set"));
   });
   engine.engine().run();
 }
