@@ -39,13 +39,13 @@ schedules=("--schedule wfbp" "--schedule fusion" "--schedule buckets" "--schedul
 for algorithm in $algorithms; do
   for schedule in "${schedules[@]}"; do
     for n in $streams; do
-      # shellcheck disable=SC2086 # the schedule's words are separate arguments
       if [[ $algorithm == hier:* ]]; then
         chosen=(--algorithm hier --inter-algorithm "${algorithm#hier:}" --cluster "$hier_cluster")
       else
         chosen=(--algorithm "$algorithm" --cluster "$cluster")
       fi
-      args=(--workload "$workload" -q --iterations 3 "${chosen[@]}" --comm-streams "$n" $schedule)
+      read -r -a words <<<"$schedule" # the schedule's words are separate arguments
+      args=(--workload "$workload" -q --iterations 3 "${chosen[@]}" --comm-streams "$n" "${words[@]}")
       "$ddlsim" run "${args[@]}" --report "$out/auto.json" >/dev/null
       "$ddlsim" run "${args[@]}" --fidelity message --cfg network/optim:Full --report "$out/full.json" >/dev/null
       used=$(python3 -c "import json, sys; r = json.load(open(sys.argv[1])); \
