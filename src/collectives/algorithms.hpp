@@ -273,8 +273,6 @@ public:
   /** give() splits wire(bytes) among the trees, not `bytes` (a protocol's bytes on the wire: Nccl); the call costs
    *  still take `bytes`. */
   void set_wire(std::function<std::uint64_t(std::uint64_t)> wire) { wire_ = std::move(wire); }
-  /** The trees it runs. */
-  const TreeFlows& trees() const { return t_; }
 
   /** @brief A program around the trees' members, on this stream's clock and network (HierStream: each node's gather
    *  before its leader's trees, its scatter after). With one set (set_outer), the outer program starts each member's
