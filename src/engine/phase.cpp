@@ -138,10 +138,7 @@ struct Phase::Impl {
         program_ = collective_.stream_program(*groups_.front());
     }
     if (program_)
-      program_->set_floor_sink([this](double t) { // every lane's: one program drives them all
-        for (int k = 0; k < dag_.comm_streams; ++k)
-          links_.set_floor(k, t);
-      });
+      program_->set_floor_sink([this](double t) { set_lanes_floor(t); });
     if (!program_)
       groups_.front()->set_whole_stream(false);
     driven_ = spec.drive_streams && drivable();
@@ -491,8 +488,7 @@ private:
       }
       if (program.idle())
         break; // everything given has ended, and nothing more is (or the iterations repeat)
-      for (std::size_t l = 0; l < lanes; ++l)
-        links_.set_floor(static_cast<int>(l), program.floor_s());
+      set_lanes_floor(program.floor_s());
       if (program.run(open, out) == 0)
         throw Error("internal: a stream program ran no step with aggregations in flight");
       for (const auto& x : out) {
@@ -505,6 +501,13 @@ private:
       out.clear();
     }
     catch_up(last); // the streams end when their last aggregation does
+  }
+
+  /** Every lane's floor in the link log at `t`: one program drives them all (drive_program). */
+  void set_lanes_floor(double t)
+  {
+    for (int k = 0; k < dag_.comm_streams; ++k)
+      links_.set_floor(k, t);
   }
 
   /** Lets every other actor run until it waits (the ranks' streams running ahead to the readiness the ends finished
