@@ -6,6 +6,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
+#include <array>
 #include <unordered_map>
 
 namespace ddlsim::collectives {
@@ -18,6 +19,8 @@ struct Layout {
   std::vector<int> node_of_member;     ///< index into nodes
   std::unique_ptr<Group> leaders;      ///< the leaders' endpoints, in node order
   std::size_t largest = 0;             ///< members of the largest node
+  /// Per member: its route to its node's leader and back (a leader: none), as the gather and the scatter cross them.
+  std::vector<std::array<const CommWorld::Route*, 2>> routes;
   /** No link shared by the gather or scatter flows of two nodes (each node's on links of its own), so that every
    *  node's may run at its own times (member-timed). */
   bool nodes_private = false;
@@ -25,14 +28,12 @@ struct Layout {
   int xor_symmetric = -1;
 };
 
-bool nodes_private(Group& g, const Layout& l)
+bool nodes_private(const Layout& l)
 {
-  const CommWorld& world = g.world();
   std::vector<int> owner; // per link number: the node whose flows cross it (-1: none yet)
   for (std::size_t n = 0; n < l.nodes.size(); ++n)
-    for (std::size_t i = 1; i < l.nodes[n].size(); ++i) {
-      const int member = g.endpoint(l.nodes[n][i]), leader = g.endpoint(l.nodes[n][0]);
-      for (const auto* route : {&world.cached_route(member, leader), &world.cached_route(leader, member)})
+    for (std::size_t i = 1; i < l.nodes[n].size(); ++i)
+      for (const auto* route : l.routes[static_cast<std::size_t>(l.nodes[n][i])])
         for (std::uint32_t id : route->shared_ids) {
           if (id >= owner.size())
             owner.resize(id + 1, -1);
@@ -40,7 +41,6 @@ bool nodes_private(Group& g, const Layout& l)
             return false;
           owner[id] = static_cast<int>(n);
         }
-    }
   return true;
 }
 
@@ -62,7 +62,14 @@ Layout layout_of(Group& g)
   for (const auto& n : l.nodes)
     l.largest = std::max(l.largest, n.size());
   l.leaders = std::make_unique<Group>(world, std::move(leaders), g.channel());
-  l.nodes_private = nodes_private(g, l);
+  l.routes.assign(static_cast<std::size_t>(g.size()), {nullptr, nullptr});
+  for (const auto& local : l.nodes)
+    for (std::size_t i = 1; i < local.size(); ++i) {
+      const int member = g.endpoint(local[i]), leader = g.endpoint(local[0]);
+      l.routes[static_cast<std::size_t>(local[i])] = {&world.cached_route(member, leader),
+                                                      &world.cached_route(leader, member)};
+    }
+  l.nodes_private = nodes_private(l);
   return l;
 }
 
@@ -219,12 +226,6 @@ public:
   {
     trees_->set_outer(this);
     trees_->set_floor_sink([this](double) { sink_floor(); }); // (this program's floor: its members' starts)
-    for (std::size_t r = 0; r < ranks_; ++r) {
-      const int leader = g.endpoint(layout.nodes[static_cast<std::size_t>(layout.node_of_member[r])].front());
-      const int self = g.endpoint(static_cast<int>(r));
-      gather_.push_back(is_leader(r) ? nullptr : &world_.cached_route(self, leader));
-      scatter_.push_back(is_leader(r) ? nullptr : &world_.cached_route(leader, self));
-    }
   }
 
   bool set_lanes(const std::vector<int>& channels) override
@@ -355,7 +356,7 @@ public:
     const std::uint64_t bytes = bytes_of(l, r);
     const int from = g_.endpoint(up ? static_cast<int>(r) : leader),
               to = g_.endpoint(up ? leader : static_cast<int>(r));
-    world_.account({from, to, bytes}, flow_start_[token], trees_->now(), up ? *gather_[r] : *scatter_[r],
+    world_.account({from, to, bytes}, flow_start_[token], trees_->now(), *layout_.routes[r][up ? 0 : 1],
                    lanes_[l].channel);
     Node& x = node_[l * nodes_ + n];
     const std::size_t members = layout_.nodes[n].size();
@@ -450,7 +451,7 @@ private:
   {
     const std::size_t token = (l * ranks_ + r) * 2 + (up ? 0 : 1);
     flow_start_[token] = trees_->now();
-    trees_->start_flow(up ? *gather_[r] : *scatter_[r], bytes_of(l, r), token, r * 2 + (up ? 0 : 1));
+    trees_->start_flow(*layout_.routes[r][up ? 0 : 1], bytes_of(l, r), token, r * 2 + (up ? 0 : 1));
   }
 
   /** Every member's send has landed at node n's leader: its receive overheads and reduction (timed_plan), then its
@@ -500,8 +501,6 @@ private:
   Layout& layout_;
   std::unique_ptr<TreeStream> trees_;
   std::size_t ranks_, nodes_;
-  /// Per member: its route to its leader, and back (a leader: none).
-  std::vector<const CommWorld::Route*> gather_, scatter_;
   std::vector<Lane> lanes_;
   std::vector<Rank> rank_;         ///< [lane * ranks + r]
   std::vector<Node> node_;         ///< [lane * nodes + n]
@@ -604,17 +603,10 @@ std::unique_ptr<StreamProgram> Hierarchical::stream_program(Group& g) const
   // routes among themselves are checked by the trees' program: CommWorld::fluid_exact), on links the network keeps
   // (TreeStream::keep_links: it leaves out links the trees' own transfers cannot fill, which the nodes' flows may: a
   // PCIe node's leader's link, crossed by its members' flows and by the trees' transfers into it).
-  CommWorld& world = g.world();
-  std::vector<const CommWorld::Route*> node_routes;
-  for (const auto& local : layout.nodes)
-    for (std::size_t i = 1; i < local.size(); ++i) {
-      const int member = g.endpoint(local[i]), leader = g.endpoint(local[0]);
-      for (const auto* r : {&world.cached_route(member, leader), &world.cached_route(leader, member)}) {
-        if (!r->fat.empty())
-          return nullptr;
-        node_routes.push_back(r);
-      }
-    }
+  for (const auto& both : layout.routes)
+    for (const CommWorld::Route* r : both)
+      if (r != nullptr && !r->fat.empty())
+        return nullptr;
   leaders.set_member_timed(true);
   leaders.set_whole_stream(true);
   std::unique_ptr<StreamProgram> program = inter_->exact_flow_form(leaders) ? inter_->stream_program(leaders) : nullptr;
@@ -624,8 +616,10 @@ std::unique_ptr<StreamProgram> Hierarchical::stream_program(Group& g) const
     leaders.set_whole_stream(false);
     return nullptr;
   }
-  for (const CommWorld::Route* r : node_routes)
-    trees->keep_links(*r);
+  for (const auto& both : layout.routes)
+    for (const CommWorld::Route* r : both)
+      if (r != nullptr)
+        trees->keep_links(*r);
   program.release();
   return std::make_unique<HierStream>(g, layout, std::unique_ptr<TreeStream>(trees));
 }
