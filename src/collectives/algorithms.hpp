@@ -251,6 +251,49 @@ ComputedTrees computed_trees_of(const TreeFlows& trees, const TreeLinks& links);
 void computed_trees_plan(Group& group, TreeFlows& trees, const std::vector<std::uint64_t>& bytes, ComputedTrees& net,
                          AlgorithmId chunks_of = AlgorithmId::Tree);
 
+/** @brief The members' aggregations in each lane of a StreamProgram, in the order given (TreeStream, HierStream): per
+ *  lane and member, how many it was given and when each is ready, the one in progress or next, when it started and
+ *  ended; per lane and aggregation, the members that ended it. The program asks when a member starts its next one
+ *  (start_at), says when it started and ended one (started, end), and learns from end() where its driver's watches
+ *  stop the run (StreamProgram::Watch, watch_aggregation). */
+class LaneQueues {
+public:
+  struct Member {
+    std::size_t given = 0;  ///< aggregations given
+    std::size_t k = 0;      ///< the one in progress or next
+    bool scheduled = false; ///< its next start is on the clock
+    double start = 0, end = 0;
+  };
+  void reset(std::size_t lanes, std::size_t members);
+  /** Lanes x members, member v of lane l at l * members + v (a StreamProgram's `open` entries). */
+  std::size_t size() const { return member_.size(); }
+  Member& at(std::size_t mi) { return member_[mi]; }
+  /** True when the member's next aggregation (its given-th) is new to its lane: no member was given it yet. */
+  bool is_new(std::size_t mi) const { return member_[mi].given == ended_[mi / members_].size(); }
+  /** Member mi's next aggregation, ready at `ready_s`: true when the member is idle and starts it next (the program
+   *  schedules it at start_at). Refuses one the member, idle, would have started before `now`. */
+  bool give(std::size_t mi, double ready_s, double now);
+  /** When member mi starts its next aggregation: the later of its readiness, its end of the one before and `now`. */
+  double start_at(std::size_t mi, double now);
+  void started(std::size_t mi, double now);
+  /** Member mi ends its aggregation at `now`, appended to `out`: true when it has a next one given (the program
+   *  schedules it). Sets `stop` where the driver's watches want the run to stop here: `open` (per member, a
+   *  StreamProgram::Watch), lane `watched_lane`'s aggregation `watched_k` ended on every member. */
+  bool end(std::size_t mi, double now, const std::vector<char>* open, int watched_lane, std::size_t watched_k,
+           std::vector<StreamProgram::Ended>* out, bool& stop);
+  /** No transfer of an aggregation in progress started before its member's start, none to come before `now`. */
+  double floor_s(double now) const;
+  /** No member has an aggregation in progress or given and not ended. */
+  bool idle() const { return active_ == 0; }
+
+private:
+  std::size_t members_ = 0;
+  std::vector<Member> member_;
+  std::vector<std::vector<double>> ready_;        ///< per lane: [k * members + v]
+  std::vector<std::vector<std::uint32_t>> ended_; ///< per lane, per aggregation k: the members that ended it
+  std::size_t active_ = 0;                        ///< members' lanes with an aggregation in progress or given
+};
+
 /** @brief The pipelined trees at message level for every aggregation of an in-order stream (StreamProgram), computed
  *  transfer by transfer in one network (`net`, restarted here) as computed_trees_plan does one aggregation: a member
  *  starts each aggregation in every tree at once, at the later of its readiness and its end of the one before, so
@@ -268,7 +311,7 @@ public:
   /** give() with each tree's bytes given, each member sleeping `delay_s` from its start before its part. */
   void give_trees(int lane, int member, const std::vector<std::uint64_t>& per_tree, double ready_s, double delay_s = 0);
   std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) override;
-  bool idle() const override { return active_ == 0; }
+  bool idle() const override { return queues_.idle(); }
   double floor_s() const override;
   /** give() splits wire(bytes) among the trees, not `bytes` (a protocol's bytes on the wire: Nccl); the call costs
    *  still take `bytes`. */
@@ -322,21 +365,10 @@ private:
     std::size_t k = 0;
     double start = 0;
   };
-  /** A member in one lane: how many aggregations it was given (their ready times in the lane's `ready`), the one in
-   *  progress or next (`k`), its trees still running it. */
-  struct Member {
-    std::size_t given = 0;
-    std::size_t k = 0;
-    int trees_left = 0;
-    bool scheduled = false; ///< its next start is on the clock
-    double start = 0, end = 0;
-  };
-  /** A lane's aggregations, in the order given. */
+  /** A lane's aggregations, in the order given (each member's place in them: queues_). */
   struct Lane {
     std::vector<std::uint64_t> bytes, chunks; ///< per aggregation k, per tree j: [k * trees + j]
-    std::vector<double> ready;                ///< per aggregation k, per member v: [k * members + v]
     std::vector<double> delay;                ///< per aggregation k: what each member sleeps first (give_trees)
-    std::vector<std::uint32_t> ended;         ///< per aggregation k: the members that ended it
     int channel = 0;                          ///< its transfers' (CommWorld::account)
   };
   enum : int { kRun, kPostSend, kReceived, kStart, kBegin };
@@ -344,7 +376,8 @@ private:
   static constexpr std::size_t kFloorSteps = 4096;
   // Indices: a lane's tree s = lane * trees + j; a member's program there prog_[s * members + v] (also its id on the
   // clock); an edge [(s * members + child) * 2 + up], the network's edge e of it that modulo trees * members * 2; a
-  // member in a lane member_[lane * members + v], on the clock at lanes * trees * members + that.
+  // member in a lane queues_.at(lane * members + v), on the clock at lanes * trees * members + that, its trees still
+  // running its aggregation trees_left_[that].
   /** Member m (lane * members + v) begins its current aggregation in every tree of its lane. */
   void begin(std::size_t m);
   /** A lane's next aggregation: its parts per tree, their chunks, what each member sleeps first. */
@@ -371,7 +404,8 @@ private:
   std::vector<Lane> lanes_;
   std::vector<Program> prog_;
   std::vector<Edge> edges_;
-  std::vector<Member> member_;
+  LaneQueues queues_;
+  std::vector<int> trees_left_;
   std::vector<std::size_t> owner_; ///< flow id -> edge
   analytical::SimClock clock_;
   analytical::FluidNetwork::FlowSpec spec_;
@@ -381,7 +415,6 @@ private:
   const std::vector<char>* open_ = nullptr;
   Outer* outer_ = nullptr;
   bool stop_ = false;
-  std::size_t active_ = 0; ///< members' lanes with an aggregation in progress or given and not ended
   double now_ = 0;
 };
 

@@ -285,8 +285,9 @@ TreeStream::TreeStream(Group& g, TreeFlows& t, ComputedTrees& net, AlgorithmId c
     , lanes_(1)
     , prog_(trees_ * members_)
     , edges_(trees_ * members_ * 2)
-    , member_(members_)
+    , trees_left_(members_)
 {
+  queues_.reset(1, members_);
   if (net.first.size() != trees_ * members_ * 2 + 1)
     throw Error("internal: the computed trees' network is not of these trees (computed_trees_of)");
   lanes_.front().channel = g.world().driver_channel();
@@ -324,7 +325,8 @@ bool TreeStream::set_lanes(const std::vector<int>& channels)
     lanes_[l].channel = channels[l];
   prog_.assign(lanes * trees_ * members_, Program{});
   edges_.assign(lanes * trees_ * members_ * 2, Edge{});
-  member_.assign(lanes * members_, Member{});
+  queues_.reset(lanes, members_);
+  trees_left_.assign(lanes * members_, 0);
   return true;
 }
 
@@ -344,23 +346,13 @@ void TreeStream::give_trees(int lane, int member, const std::vector<std::uint64_
   if (v >= members_ || l >= lanes_.size() || per_tree.size() != trees_)
     throw Error("internal: a tree stream given an aggregation of another group");
   Lane& x = lanes_[l];
-  Member& m = member_[l * members_ + v];
-  const std::size_t k = m.given;
-  if (k * trees_ == x.bytes.size()) { // the first member given its k-th aggregation: the aggregation's chunks
+  const std::size_t mi = l * members_ + v, k = queues_.at(mi).given;
+  if (queues_.is_new(mi)) { // the first member given its k-th aggregation: the aggregation's chunks
     push_aggregation(x, per_tree, delay_s);
   } else if (!std::equal(per_tree.begin(), per_tree.end(), x.bytes.begin() + static_cast<std::ptrdiff_t>(k * trees_)))
     throw Error("internal: a tree stream's members given different aggregations");
-  if (x.ready.size() < (k + 1) * members_)
-    x.ready.resize((k + 1) * members_, 0.0);
-  x.ready[k * members_ + v] = ready_s;
-  ++m.given;
-  if (m.k == k && std::max(ready_s, k > 0 ? m.end : ready_s) < now_)
-    throw Error("internal: a tree stream given a member's aggregation after it would have started (the driver let "
-                "the program run past it)");
-  if (m.k == k) { // idle: it starts this one next
-    ++active_;
-    schedule(l * members_ + v);
-  }
+  if (queues_.give(mi, ready_s, now_)) // idle: it starts this one next
+    schedule(mi);
 }
 
 void TreeStream::push_aggregation(Lane& x, const std::vector<std::uint64_t>& per_tree, double delay_s)
@@ -370,7 +362,6 @@ void TreeStream::push_aggregation(Lane& x, const std::vector<std::uint64_t>& per
     x.chunks.push_back(analytical::pipeline_chunks(per_tree[j], pipeline_chunk_bytes(chunks_of_, o_, per_tree[j])));
   }
   x.delay.push_back(delay_s);
-  x.ended.push_back(0);
 }
 
 void TreeStream::add_aggregation(int lane, std::uint64_t bytes)
@@ -386,15 +377,15 @@ void TreeStream::add_aggregation(int lane, std::uint64_t bytes)
 void TreeStream::begin_member(int lane, int member)
 {
   const std::size_t mi = static_cast<std::size_t>(lane) * members_ + static_cast<std::size_t>(member);
-  if (outer_ == nullptr || mi >= member_.size() || member_[mi].k * trees_ >= lanes_[mi / members_].bytes.size())
+  if (outer_ == nullptr || mi >= queues_.size() || queues_.at(mi).k * trees_ >= lanes_[mi / members_].bytes.size())
     throw Error("internal: a tree stream's member begun without an outer program or an aggregation added");
-  member_[mi].start = now_;
+  queues_.started(mi, now_);
   begin(mi);
 }
 
 void TreeStream::at(double t, std::size_t who, int what)
 {
-  clock_.at(std::max(t, now_), prog_.size() + member_.size() + who, what);
+  clock_.at(std::max(t, now_), prog_.size() + queues_.size() + who, what);
 }
 
 void TreeStream::keep_links(const CommWorld::Route& route)
@@ -418,10 +409,7 @@ void TreeStream::start_flow(const CommWorld::Route& route, std::uint64_t bytes, 
 
 void TreeStream::schedule(std::size_t mi)
 {
-  Member& m = member_[mi];
-  const double ready = lanes_[mi / members_].ready[m.k * members_ + mi % members_];
-  clock_.at(std::max({ready, m.k > 0 ? m.end : ready, now_}), prog_.size() + mi, kStart);
-  m.scheduled = true;
+  clock_.at(queues_.start_at(mi, now_), prog_.size() + mi, kStart);
 }
 
 std::uint64_t TreeStream::size_of(std::size_t s, std::size_t k, std::uint64_t chunk) const
@@ -524,58 +512,42 @@ void TreeStream::run_tree(std::size_t s, std::size_t v)
 void TreeStream::tree_done(std::size_t s, std::size_t v)
 {
   const std::size_t lane = s / trees_, mi = lane * members_ + v;
-  Member& m = member_[mi];
-  if (--m.trees_left > 0)
+  if (--trees_left_[mi] > 0)
     return;
   // Done in every tree of its lane: the aggregation ends on the member now; it goes on to its next one there if it
   // was given it (the outer program's ends are its own).
-  m.end = now_;
   if (outer_ != nullptr) {
+    LaneQueues::Member& m = queues_.at(mi);
+    m.end = now_;
     ++m.k;
     outer_->trees_ended(lane, v);
     return;
   }
-  if (ended_ != nullptr)
-    ended_->push_back({static_cast<int>(v), m.k, m.start, now_, static_cast<int>(lane)});
-  if (++lanes_[lane].ended[m.k] == members_ && static_cast<int>(lane) == watched_lane_ && m.k == watched_k_)
-    stop_ = true; // ended on every member: the driver frees its credit
-  ++m.k;
-  const char watch = open_ != nullptr && mi < open_->size() ? (*open_)[mi] : char(kUnwatched);
-  if (watch == kAnyEnd)
-    stop_ = true; // another of its lanes waits on what this one ends: the caller looks again
-  if (m.k < m.given) {
+  if (queues_.end(mi, now_, open_, watched_lane_, watched_k_, ended_, stop_))
     schedule(mi);
-    return;
-  }
-  --active_;
-  if (watch == kAllEnded)
-    stop_ = true; // it may need an aggregation it has not been given: the caller gives it first
 }
 
 void TreeStream::begin(std::size_t mi)
 {
-  Member& m = member_[mi];
-  m.trees_left = static_cast<int>(trees_);
-  const std::size_t lane = mi / members_, v = mi % members_;
+  trees_left_[mi] = static_cast<int>(trees_);
+  const std::size_t lane = mi / members_, v = mi % members_, k = queues_.at(mi).k;
   for (std::size_t j = 0; j < trees_; ++j) {
     const std::size_t s = lane * trees_ + j;
-    prog_[s * members_ + v] = Program{0, 0, 0, m.k};
+    prog_[s * members_ + v] = Program{0, 0, 0, k};
     run_tree(s, v);
   }
 }
 
 void TreeStream::wake(std::size_t who, int what)
 {
-  if (who >= prog_.size() + member_.size()) { // the outer program's (at)
-    outer_->woken(who - prog_.size() - member_.size(), what);
+  if (who >= prog_.size() + queues_.size()) { // the outer program's (at)
+    outer_->woken(who - prog_.size() - queues_.size(), what);
     return;
   }
   if (what == kStart) { // a member starts its next aggregation: its call cost first (a sleep), if any
     const std::size_t mi = who - prog_.size();
-    Member& m = member_[mi];
-    m.scheduled = false;
-    m.start = now_;
-    const double delay = lanes_[mi / members_].delay[m.k];
+    queues_.started(mi, now_);
+    const double delay = lanes_[mi / members_].delay[queues_.at(mi).k];
     if (delay > 0)
       clock_.sleep(now_, delay, who, kBegin);
     else
@@ -650,7 +622,76 @@ std::size_t TreeStream::run(const std::vector<char>& open, std::vector<Ended>& e
 
 double TreeStream::floor_s() const
 {
-  double floor = now_; // what starts from now on
+  return queues_.floor_s(now_);
+}
+
+void LaneQueues::reset(std::size_t lanes, std::size_t members)
+{
+  members_ = members;
+  member_.assign(lanes * members, Member{});
+  ready_.assign(lanes, {});
+  ended_.assign(lanes, {});
+  active_ = 0;
+}
+
+bool LaneQueues::give(std::size_t mi, double ready_s, double now)
+{
+  Member& m = member_[mi];
+  const std::size_t l = mi / members_, k = m.given;
+  if (is_new(mi))
+    ended_[l].push_back(0);
+  if (ready_[l].size() < (k + 1) * members_)
+    ready_[l].resize((k + 1) * members_, 0.0);
+  ready_[l][k * members_ + mi % members_] = ready_s;
+  ++m.given;
+  if (m.k != k)
+    return false; // busy: it starts this one after those before
+  if (std::max(ready_s, k > 0 ? m.end : ready_s) < now)
+    throw Error("internal: a stream program given a member's aggregation after it would have started (the driver "
+                "let the program run past it)");
+  ++active_;
+  return true;
+}
+
+double LaneQueues::start_at(std::size_t mi, double now)
+{
+  Member& m = member_[mi];
+  const double ready = ready_[mi / members_][m.k * members_ + mi % members_];
+  m.scheduled = true;
+  return std::max({ready, m.k > 0 ? m.end : ready, now});
+}
+
+void LaneQueues::started(std::size_t mi, double now)
+{
+  member_[mi].scheduled = false;
+  member_[mi].start = now;
+}
+
+bool LaneQueues::end(std::size_t mi, double now, const std::vector<char>* open, int watched_lane, std::size_t watched_k,
+                     std::vector<StreamProgram::Ended>* out, bool& stop)
+{
+  Member& m = member_[mi];
+  const std::size_t l = mi / members_;
+  m.end = now;
+  if (out != nullptr)
+    out->push_back({static_cast<int>(mi % members_), m.k, m.start, now, static_cast<int>(l)});
+  if (++ended_[l][m.k] == members_ && static_cast<int>(l) == watched_lane && m.k == watched_k)
+    stop = true; // ended on every member: the driver frees its credit
+  ++m.k;
+  const char watch = open != nullptr && mi < open->size() ? (*open)[mi] : char(StreamProgram::kUnwatched);
+  if (watch == StreamProgram::kAnyEnd)
+    stop = true; // another of its lanes waits on what this one ends: the caller looks again
+  if (m.k < m.given)
+    return true;
+  --active_;
+  if (watch == StreamProgram::kAllEnded)
+    stop = true; // it may need an aggregation it has not been given: the caller gives it first
+  return false;
+}
+
+double LaneQueues::floor_s(double now) const
+{
+  double floor = now; // what starts from now on
   for (const Member& m : member_)
     if (m.k < m.given && !m.scheduled)
       floor = std::min(floor, m.start); // in progress: its transfers started at its start or later

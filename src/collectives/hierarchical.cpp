@@ -235,7 +235,7 @@ public:
     lanes_.assign(channels.size(), Lane{});
     for (std::size_t l = 0; l < channels.size(); ++l)
       lanes_[l].channel = channels[l];
-    rank_.assign(channels.size() * ranks_, Rank{});
+    queues_.reset(channels.size(), ranks_);
     node_.assign(channels.size() * nodes_, Node{});
     flow_start_.assign(channels.size() * ranks_ * 2, 0.0);
     return true;
@@ -247,26 +247,16 @@ public:
     if (l >= lanes_.size() || r >= ranks_)
       throw Error("internal: hier's lanes' program given an aggregation of another group or lane");
     Lane& x = lanes_[l];
-    Rank& m = rank_[l * ranks_ + r];
-    const std::size_t k = m.given;
-    if (k == x.bytes.size()) { // the first member given its k-th aggregation
+    const std::size_t mi = l * ranks_ + r;
+    if (queues_.is_new(mi)) { // the first member given its k-th aggregation
       x.bytes.push_back(bytes);
       x.delay.push_back(call_cost_s(bytes));
-      x.ended.push_back(0);
       trees_->add_aggregation(lane, bytes);
-    } else if (x.bytes[k] != bytes) {
+    } else if (x.bytes[queues_.at(mi).given] != bytes) {
       throw Error("internal: hier's lanes' program given different aggregations to its members");
     }
-    if (x.ready.size() < (k + 1) * ranks_)
-      x.ready.resize((k + 1) * ranks_, 0.0);
-    x.ready[k * ranks_ + r] = ready_s;
-    ++m.given;
-    if (m.k == k && std::max(ready_s, k > 0 ? m.end : ready_s) < trees_->now())
-      throw Error("internal: hier's lanes' program given a member's aggregation after it would have started");
-    if (m.k == k) { // idle: it starts this one next
-      ++active_;
+    if (queues_.give(mi, ready_s, trees_->now())) // idle: it starts this one next
       schedule(l, r);
-    }
   }
 
   std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) override
@@ -280,16 +270,8 @@ public:
     return steps;
   }
 
-  bool idle() const override { return active_ == 0; }
-
-  double floor_s() const override
-  {
-    double floor = trees_->now(); // what starts from now on
-    for (const Rank& m : rank_)
-      if (m.k < m.given && !m.scheduled)
-        floor = std::min(floor, m.start); // in progress: its transfers started at its start or later
-    return floor;
-  }
+  bool idle() const override { return queues_.idle(); }
+  double floor_s() const override { return queues_.floor_s(trees_->now()); }
 
   void trees_ended(std::size_t lane, std::size_t node) override
   {
@@ -320,10 +302,8 @@ public:
     const std::size_t l = who / ranks_, r = who % ranks_;
     switch (what) {
     case kStart: {
-      Rank& m = rank_[who];
-      m.scheduled = false;
-      m.start = trees_->now();
-      const double delay = lanes_[l].delay[m.k];
+      queues_.started(who, trees_->now());
+      const double delay = lanes_[l].delay[queues_.at(who).k];
       if (delay > 0)
         trees_->at(trees_->now() + delay, who, kBegin); // a stack's call cost first (StackCall)
       else
@@ -376,12 +356,6 @@ public:
 
 private:
   enum : int { kStart, kBegin, kPosted, kScatter, kEnd, kTrees };
-  /** A member in one lane: how many aggregations it was given, the one in progress or next (`k`). */
-  struct Rank {
-    std::size_t given = 0, k = 0;
-    bool scheduled = false; ///< its next start is on the clock
-    double start = 0, end = 0;
-  };
   /** A node in one lane, in its leader's current aggregation (`k`): whether the leader has started it, its members'
    *  sends posted before then, the gather's and the scatter's flows landed. */
   struct Node {
@@ -390,11 +364,10 @@ private:
     std::vector<std::size_t> waiting;
     std::size_t landed = 0, scattered = 0;
   };
+  /** A lane's aggregations, in the order given (each member's place in them: queues_). */
   struct Lane {
     std::vector<std::uint64_t> bytes; ///< per aggregation k
-    std::vector<double> ready;        ///< per aggregation k, per member r: [k * ranks + r]
     std::vector<double> delay;        ///< per aggregation k: each member's call cost (add_call_cost)
-    std::vector<std::uint32_t> ended; ///< per aggregation k: the members that ended it
     int channel = 0;
   };
 
@@ -402,14 +375,12 @@ private:
   {
     return layout_.nodes[static_cast<std::size_t>(layout_.node_of_member[r])].front() == static_cast<int>(r);
   }
-  std::uint64_t bytes_of(std::size_t l, std::size_t r) const { return lanes_[l].bytes[rank_[l * ranks_ + r].k]; }
+  std::size_t k_of(std::size_t l, std::size_t r) { return queues_.at(l * ranks_ + r).k; }
+  std::uint64_t bytes_of(std::size_t l, std::size_t r) { return lanes_[l].bytes[k_of(l, r)]; }
 
   void schedule(std::size_t l, std::size_t r)
   {
-    Rank& m = rank_[l * ranks_ + r];
-    const double ready = lanes_[l].ready[m.k * ranks_ + r];
-    trees_->at(std::max(ready, m.k > 0 ? m.end : ready), l * ranks_ + r, kStart);
-    m.scheduled = true;
+    trees_->at(queues_.start_at(l * ranks_ + r, trees_->now()), l * ranks_ + r, kStart);
   }
 
   /** Member r starts its aggregation: a leader posts its receives (the sends posted before start now), a member
@@ -427,7 +398,7 @@ private:
       return;
     }
     Node& x = node_[l * nodes_ + n];
-    if (x.k != rank_[l * ranks_ + r].k)
+    if (x.k != k_of(l, r))
       throw Error("internal: hier's lanes' program: a leader out of step with its node");
     x.started = true;
     for (std::size_t w : x.waiting)
@@ -441,7 +412,7 @@ private:
   void posted(std::size_t l, std::size_t r)
   {
     Node& x = node_[l * nodes_ + static_cast<std::size_t>(layout_.node_of_member[r])];
-    if (x.started && x.k == rank_[l * ranks_ + r].k)
+    if (x.started && x.k == k_of(l, r))
       start(l, r, true);
     else
       x.waiting.push_back(r);
@@ -469,30 +440,18 @@ private:
 
   void rank_done(std::size_t l, std::size_t r)
   {
-    Rank& m = rank_[l * ranks_ + r];
-    const double now = trees_->now();
-    m.end = now;
-    ended_->push_back({static_cast<int>(r), m.k, m.start, now, static_cast<int>(l)});
-    if (++lanes_[l].ended[m.k] == ranks_ && static_cast<int>(l) == watched_lane_ && m.k == watched_k_)
-      trees_->stop();   // ended on every member: the driver frees its credit
     if (is_leader(r)) { // its node goes on to its next aggregation (members' sends posted early wait for it)
       Node& x = node_[l * nodes_ + static_cast<std::size_t>(layout_.node_of_member[r])];
       ++x.k;
       x.started = false;
       x.landed = x.scattered = 0;
     }
-    ++m.k;
-    const std::size_t mi = l * ranks_ + r;
-    const char watch = mi < open_->size() ? (*open_)[mi] : char(kUnwatched);
-    if (watch == kAnyEnd)
-      trees_->stop(); // another of its lanes waits on what this one ends: the caller looks again
-    if (m.k < m.given) {
+    bool stop = false;
+    const bool next = queues_.end(l * ranks_ + r, trees_->now(), open_, watched_lane_, watched_k_, ended_, stop);
+    if (stop)
+      trees_->stop();
+    if (next)
       schedule(l, r);
-      return;
-    }
-    --active_;
-    if (watch == kAllEnded)
-      trees_->stop(); // it may need an aggregation it has not been given: the caller gives it first
   }
 
   Group& g_;
@@ -502,14 +461,13 @@ private:
   std::unique_ptr<TreeStream> trees_;
   std::size_t ranks_, nodes_;
   std::vector<Lane> lanes_;
-  std::vector<Rank> rank_;         ///< [lane * ranks + r]
+  LaneQueues queues_;              ///< every member's aggregations in each lane, member r of lane l at l * ranks + r
   std::vector<Node> node_;         ///< [lane * nodes + n]
   std::vector<double> flow_start_; ///< per flow token: when it started
   const std::vector<char> no_watch_;
   std::vector<Ended> no_ends_;
   const std::vector<char>* open_ = nullptr;
   std::vector<Ended>* ended_ = nullptr;
-  std::size_t active_ = 0;
 };
 
 /** Runs `flows`, flow i posted `after[i]` seconds from now (its sender's costs before it: CommWorld::send_cost_s,
