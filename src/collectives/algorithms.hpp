@@ -380,6 +380,8 @@ private:
   // running its aggregation trees_left_[that].
   /** Member m (lane * members + v) begins its current aggregation in every tree of its lane. */
   void begin(std::size_t m);
+  /** `bytes` cut into one near-equal part per tree (chunk_bytes), in parts_. */
+  const std::vector<std::uint64_t>& parts_of(std::uint64_t bytes);
   /** A lane's next aggregation: its parts per tree, their chunks, what each member sleeps first. */
   void push_aggregation(Lane& lane, const std::vector<std::uint64_t>& per_tree, double delay_s);
   std::uint64_t size_of(std::size_t s, std::size_t k, std::uint64_t chunk) const;
@@ -409,7 +411,7 @@ private:
   std::vector<std::size_t> owner_; ///< flow id -> edge
   analytical::SimClock clock_;
   analytical::FluidNetwork::FlowSpec spec_;
-  std::vector<std::uint64_t> parts_;                 ///< give()'s scratch: each tree's bytes
+  std::vector<std::uint64_t> parts_;                 ///< parts_of's scratch: each tree's bytes
   std::function<std::uint64_t(std::uint64_t)> wire_; ///< set_wire's
   std::vector<Ended>* ended_ = nullptr;
   const std::vector<char>* open_ = nullptr;

@@ -333,10 +333,7 @@ bool TreeStream::set_lanes(const std::vector<int>& channels)
 void TreeStream::give(int lane, int member, std::uint64_t bytes, double ready_s)
 {
   const std::uint64_t wire = wire_ ? wire_(bytes) : bytes;
-  parts_.clear();
-  for (std::size_t j = 0; j < trees_; ++j)
-    parts_.push_back(chunk_bytes(wire, trees_, j));
-  give_trees(lane, member, parts_, ready_s, call_cost_s(bytes));
+  give_trees(lane, member, parts_of(wire), ready_s, call_cost_s(bytes));
 }
 
 void TreeStream::give_trees(int lane, int member, const std::vector<std::uint64_t>& per_tree, double ready_s,
@@ -355,6 +352,14 @@ void TreeStream::give_trees(int lane, int member, const std::vector<std::uint64_
     schedule(mi);
 }
 
+const std::vector<std::uint64_t>& TreeStream::parts_of(std::uint64_t bytes)
+{
+  parts_.clear();
+  for (std::size_t j = 0; j < trees_; ++j)
+    parts_.push_back(chunk_bytes(bytes, trees_, j));
+  return parts_;
+}
+
 void TreeStream::push_aggregation(Lane& x, const std::vector<std::uint64_t>& per_tree, double delay_s)
 {
   for (std::size_t j = 0; j < trees_; ++j) {
@@ -368,10 +373,7 @@ void TreeStream::add_aggregation(int lane, std::uint64_t bytes)
 {
   if (outer_ == nullptr || lane < 0 || static_cast<std::size_t>(lane) >= lanes_.size())
     throw Error("internal: a tree stream's aggregation added without an outer program, or in no lane of it");
-  parts_.clear();
-  for (std::size_t j = 0; j < trees_; ++j)
-    parts_.push_back(chunk_bytes(bytes, trees_, j));
-  push_aggregation(lanes_[static_cast<std::size_t>(lane)], parts_, 0);
+  push_aggregation(lanes_[static_cast<std::size_t>(lane)], parts_of(bytes), 0);
 }
 
 void TreeStream::begin_member(int lane, int member)
