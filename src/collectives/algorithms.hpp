@@ -72,6 +72,9 @@ public:
    * when P is a power of two and the group is XOR-symmetric (Group::xor_symmetric): each step's transfers are one orbit
    * of a symmetry of all the network carries, so they too start, run and end together. */
   bool exact_flow_form(Group& group) const override;
+  /** Several lanes (in-order streams) where the member-timed blocks' form is the message level for one: every lane's
+   *  aggregations in one program over the blocks' network; nullptr otherwise (one lane: aggregation by aggregation). */
+  std::unique_ptr<StreamProgram> stream_program(Group& group) const override;
 
   /** The member-timed form's tables (docs/collectives.md, "rd member-timed over alike blocks"). */
   struct Blocks;
@@ -268,6 +271,7 @@ public:
   /** Lanes x members, member v of lane l at l * members + v (a StreamProgram's `open` entries). */
   std::size_t size() const { return member_.size(); }
   Member& at(std::size_t mi) { return member_[mi]; }
+  const Member& at(std::size_t mi) const { return member_[mi]; }
   /** True when the member's next aggregation (its given-th) is new to its lane: no member was given it yet. */
   bool is_new(std::size_t mi) const { return member_[mi].given == ended_[mi / members_].size(); }
   /** Member mi's next aggregation, ready at `ready_s`: true when the member is idle and starts it next (the program
@@ -372,8 +376,6 @@ private:
     int channel = 0;                          ///< its transfers' (CommWorld::account)
   };
   enum : int { kRun, kPostSend, kReceived, kStart, kBegin };
-  /** Steps between two floors handed to the sink (StreamProgram::set_floor_sink): floor_s() visits every member. */
-  static constexpr std::size_t kFloorSteps = 4096;
   // Indices: a lane's tree s = lane * trees + j; a member's program there prog_[s * members + v] (also its id on the
   // clock); an edge [(s * members + child) * 2 + up], the network's edge e of it that modulo trees * members * 2; a
   // member in a lane queues_.at(lane * members + v), on the clock at lanes * trees * members + that, its trees still

@@ -681,6 +681,8 @@ protected:
     return s;
   }
 
+  /** Steps between two floors handed to the sink (set_floor_sink): floor_s() visits every member. */
+  static constexpr std::size_t kFloorSteps = 4096;
   double horizon_s_ = std::numeric_limits<double>::infinity(); ///< set_horizon's
   int watched_lane_ = 0;                                       ///< watch_aggregation's
   std::size_t watched_k_ = std::numeric_limits<std::size_t>::max();

@@ -410,6 +410,274 @@ void RecursiveDoubling::blocks_plan(Group& g, Blocks& b, std::uint64_t bytes)
   CommWorld::delay_until(last);
 }
 
+namespace {
+/** @brief rd's member-timed blocks (RecursiveDoubling::Blocks) for every aggregation of several in-order streams at
+ *  once: block 0's members, each in one aggregation per lane, step by step in the blocks' network, every other block
+ *  its image. Each step is blocks_plan's (the receive posted at the step's start, the send after its costs, starting
+ *  once the partner has posted its receive of the same aggregation and step; the receive overhead and the reduction
+ *  once both have landed), so that two lanes' transfers meet on the links they share as at message level. The
+ *  translations that make the other blocks images map every transfer in flight onto one of block 0's at the same
+ *  instants, whatever the lanes carry, provided every member starts each aggregation when its block-0 image does
+ *  (checked as each starts): so the classes' network is the whole network's, lanes and all. */
+class RdStream final : public StreamProgram {
+public:
+  RdStream(Group& g, RecursiveDoubling::Blocks& b)
+      : g_(g)
+      , world_(g.world())
+      , o_(g.options())
+      , b_(b)
+      , p_(static_cast<std::size_t>(g.size()))
+      , block_(static_cast<std::size_t>(b.block))
+      , steps_(static_cast<std::size_t>(b.steps))
+  {
+    RdStream::set_lanes({g.channel()});
+  }
+
+  bool set_lanes(const std::vector<int>& channels) override
+  {
+    channels_ = channels;
+    lanes_.assign(channels.size(), Lane{});
+    queues_.reset(channels.size(), p_);
+    member_.assign(channels.size() * block_, Member{});
+    b_.net.restart(); // (no flow in flight: blocks_plan runs each of its plans to the end)
+    clock_ = analytical::SimClock{};
+    now_ = 0;
+    return true;
+  }
+
+  void give(int lane, int member, std::uint64_t bytes, double ready_s) override
+  {
+    const std::size_t l = static_cast<std::size_t>(lane), v = static_cast<std::size_t>(member);
+    if (l >= lanes_.size() || v >= p_)
+      throw Error("internal: rd's lanes' program given an aggregation of another group or lane");
+    Lane& x = lanes_[l];
+    const std::size_t mi = l * p_ + v;
+    if (queues_.is_new(mi)) { // the first member given its k-th aggregation
+      x.bytes.push_back(bytes);
+      x.delay.push_back(call_cost_s(bytes));
+    } else if (x.bytes[queues_.at(mi).given] != bytes) {
+      throw Error("internal: rd's lanes' program given different aggregations to its members");
+    }
+    if (queues_.give(mi, ready_s, now_) && v < block_) // an image starts with its block-0 member (start)
+      clock_.at(queues_.start_at(mi, now_), l * block_ + v, kStart);
+  }
+
+  std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) override
+  {
+    open_ = &open;
+    ended_ = &ended;
+    stop_ = false;
+    analytical::FluidNetwork& net = b_.net;
+    std::vector<std::size_t> finished;
+    std::vector<std::pair<std::size_t, int>> woken;
+    std::size_t steps = 0;
+    const bool horizon = std::isfinite(horizon_s_);
+    while (!stop_ && !(horizon && clock_.next_time(net) > horizon_s_) && clock_.next(net, now_)) {
+      if (++steps % kFloorSteps == 0)
+        sink_floor(); // what ended before the transfers in flight and the members' starts can be folded
+      clock_.due(now_, woken);
+      finished = net.finished();
+      for (std::size_t id : finished)
+        landed(id);
+      for (const auto& [who, what] : woken)
+        wake(who / block_, who % block_, what);
+    }
+    open_ = nullptr;
+    ended_ = nullptr;
+    return steps;
+  }
+
+  bool idle() const override { return queues_.idle(); }
+  double floor_s() const override { return queues_.floor_s(now_); }
+
+private:
+  enum : int { kStart, kBegin, kPostSend, kReceived, kReduced };
+  /** Block 0's member v in one lane, in its aggregation (queues_) at step `step`. */
+  struct Member {
+    std::size_t step = 0;
+    bool arrived = false; ///< it has started step `step` (its receive posted)
+    bool posted = false;  ///< its send is posted
+    bool sent = false, got = false;
+  };
+  /** A lane's aggregations, in the order given. */
+  struct Lane {
+    std::vector<std::uint64_t> bytes; ///< per aggregation k
+    std::vector<double> delay;        ///< per aggregation k: each member's call cost (add_call_cost)
+  };
+  struct InFlight {
+    std::size_t lane = 0, member = 0, slot = 0;
+    double start = 0;
+  };
+
+  Member& m(std::size_t l, std::size_t v) { return member_[l * block_ + v]; }
+  std::size_t k_of(std::size_t l, std::size_t v) const { return queues_.at(l * p_ + v).k; }
+  std::uint64_t bytes_of(std::size_t l, std::size_t v) const { return lanes_[l].bytes[k_of(l, v)]; }
+  std::size_t partner(std::size_t l, std::size_t v) { return v ^ (std::size_t{1} << m(l, v).step); }
+
+  void wake(std::size_t l, std::size_t v, int what)
+  {
+    switch (what) {
+    case kStart: {
+      // Its images start with it: each was given this aggregation, ready no later (every block runs as block 0).
+      const std::size_t mi = l * p_ + v;
+      queues_.started(mi, now_);
+      for (std::size_t j = 1; j < p_ / block_; ++j) {
+        const std::size_t ui = l * p_ + (v ^ (j * block_));
+        if (queues_.at(ui).given <= k_of(l, v) || queues_.start_at(ui, now_) != now_)
+          throw Error("internal: rd's lanes' program needs every block to start as block 0 does");
+        queues_.started(ui, now_);
+      }
+      const double delay = lanes_[l].delay[k_of(l, v)];
+      if (delay > 0)
+        clock_.sleep(now_, delay, l * block_ + v, kBegin); // a stack's call cost first (StackCall)
+      else
+        arrive(l, v);
+      return;
+    }
+    case kBegin:
+      arrive(l, v);
+      return;
+    case kPostSend:
+      m(l, v).posted = true;
+      start_send(l, v);
+      return;
+    case kReceived:
+      if (o_.reduce_s_per_byte > 0 && bytes_of(l, v) > 0) {
+        clock_.sleep(now_, o_.reduce_s_per_byte * double(bytes_of(l, v)), l * block_ + v, kReduced);
+        return;
+      }
+      [[fallthrough]];
+    case kReduced:
+      ++m(l, v).step;
+      arrive(l, v);
+      return;
+    default:
+      throw Error("internal: rd's lanes' program woken for nothing");
+    }
+  }
+
+  /** Member v starts its step (or, past the last, ends its aggregation, and so do its images). */
+  void arrive(std::size_t l, std::size_t v)
+  {
+    Member& me = m(l, v);
+    if (me.step == steps_) {
+      me = Member{};
+      bool next = false;
+      for (std::size_t j = 0; j < p_ / block_; ++j) {
+        const bool more =
+            queues_.end(l * p_ + (v ^ (j * block_)), now_, open_, watched_lane_, watched_k_, ended_, stop_);
+        next = next || (j == 0 && more);
+      }
+      if (next)
+        clock_.at(queues_.start_at(l * p_ + v, now_), l * block_ + v, kStart);
+      return;
+    }
+    me.arrived = true;
+    me.sent = me.got = false;
+    const std::size_t w = partner(l, v);
+    const double cost =
+        world_.send_cost_s(g_.endpoint(static_cast<int>(v)), g_.endpoint(static_cast<int>(w)), bytes_of(l, v));
+    if (cost > 0)
+      clock_.sleep(now_, cost, l * block_ + v, kPostSend);
+    else
+      me.posted = true;
+    start_send(l, v);
+    if (w < block_)
+      start_send(l, w); // w's send waited for this receive
+  }
+
+  /** v's send starts once posted and its partner has posted its receive of the same step (an image in another block:
+   *  at once, being v's). Of the same aggregation too: a pair goes through its steps together, so a partner at v's
+   *  step has not ended the step in v's aggregation (v's send to it is not done) nor begun another. */
+  void start_send(std::size_t l, std::size_t v)
+  {
+    Member& me = m(l, v);
+    const std::size_t w = partner(l, v);
+    if (!me.posted || (w < block_ && !(m(l, w).arrived && m(l, w).step == me.step)))
+      return;
+    me.posted = false;
+    const std::size_t slot = v * steps_ + me.step;
+    const RecursiveDoubling::Blocks::Transfer& t = b_.transfers[slot];
+    const double message = double(bytes_of(l, v));
+    analytical::FluidNetwork::FlowSpec spec;
+    spec.links = t.classes;
+    set_cm02(spec, o_.stack, t.latency_s, t.bandwidth, message, message);
+    spec.tag = slot + 1;
+    const std::size_t id = b_.net.start(now_, spec);
+    world_.note_computed(1);
+    if (flight_.size() <= id)
+      flight_.resize(id + 1);
+    flight_[id] = {l, v, slot, now_};
+  }
+
+  /** Flow `id` landed: its images are reported; each end whose send and receive are both done goes on. */
+  void landed(std::size_t id)
+  {
+    const InFlight f = flight_[id];
+    b_.net.release(id);
+    const std::size_t l = f.lane, v = f.member;
+    const std::uint64_t bytes = bytes_of(l, v);
+    images_.clear();
+    for (std::size_t j = 0; j < p_ / block_; ++j)
+      images_.push_back({g_.endpoint(static_cast<int>(v ^ (j * block_))),
+                         g_.endpoint(static_cast<int>(std::size_t(b_.transfers[f.slot].partner) ^ (j * block_))),
+                         bytes});
+    ends_.assign(images_.size(), now_);
+    world_.account_batch(images_, f.start, ends_, b_.routes[f.slot], b_.links[f.slot], channels_[l]);
+    Member& me = m(l, v);
+    const std::size_t w = partner(l, v);
+    me.sent = true;
+    if (w >= block_)
+      me.got = true; // its image's send to it
+    else
+      m(l, w).got = true;
+    for (std::size_t u : {v, w}) {
+      if (u >= block_)
+        continue;
+      Member& x = m(l, u);
+      if (x.arrived && x.sent && x.got) { // its exchange is done: the receive overhead, then the reduction
+        x.arrived = false;
+        if (o_.stack.recv_overhead_s > 0)
+          clock_.sleep(now_, o_.stack.recv_overhead_s, l * block_ + u, kReceived);
+        else
+          wake(l, u, kReceived);
+      }
+    }
+  }
+
+  Group& g_;
+  CommWorld& world_;
+  const CollectiveOptions& o_;
+  RecursiveDoubling::Blocks& b_;
+  std::size_t p_, block_, steps_;
+  std::vector<int> channels_;
+  std::vector<Lane> lanes_;
+  LaneQueues queues_;            ///< every member's aggregations in each lane, member v of lane l at l * P + v
+  std::vector<Member> member_;   ///< block 0's, [lane * block + v]
+  std::vector<InFlight> flight_; ///< per flow id
+  std::vector<Flow> images_;
+  std::vector<double> ends_;
+  analytical::SimClock clock_;
+  double now_ = 0;
+  bool stop_ = false;
+  const std::vector<char>* open_ = nullptr;
+  std::vector<Ended>* ended_ = nullptr;
+};
+} // namespace
+
+std::unique_ptr<StreamProgram> RecursiveDoubling::stream_program(Group& g) const
+{
+  // One lane: aggregation by aggregation (flow_plan: the step form, or blocks_plan). Several lanes, where the blocks'
+  // form is the message level for one: every lane's aggregations in one program over the blocks' network.
+  if (g.world().lanes() <= 1 || !whole_stream_allowed(g, AlgorithmId::Rd) || !exact_flow_form(g))
+    return nullptr;
+  Blocks* blocks = member_timed_blocks(g);
+  if (blocks == nullptr)
+    return nullptr;
+  g.world().note_exact_form(AlgorithmId::Rd);
+  return std::make_unique<RdStream>(g, *blocks);
+}
+
 std::vector<std::vector<Flow>> RecursiveDoubling::flow_calls(Group& g, std::uint64_t bytes) const
 {
   if (!drivable(g, bytes))

@@ -2401,6 +2401,67 @@ TEST_CASE(
   engine.engine().run();
 }
 
+TEST_CASE("rd's lanes' program ends every member once per lane, its images with it, and needs every block to start as "
+          "block 0 does")
+{
+  // 16 DGX-1 nodes over EDR: rd's member-timed blocks of 8 (node 0 step by step, every other node its image), two
+  // lanes (RdStream). Its equality with the message level: the golden tests "rd's blocks with several streams ...".
+  const platform::ClusterSpec c = test::star_cluster(16, 8, "V100-SXM2", "nvlink", "ib100");
+  test::ProbeEngine engine(c);
+  sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
+    std::vector<sg4::Host*> hosts;
+    for (const auto& name : engine.gpu_hosts())
+      hosts.push_back(sg4::Host::by_name(name));
+    REQUIRE(hosts.size() == 128);
+    collectives::CommWorld world(hosts, std::vector<int>(128, 0), collectives::CollectiveOptions{}, "r");
+    world.set_solo(true);
+    collectives::Group group(world, first_members(128));
+    group.set_member_timed(true);
+    group.set_whole_stream(true);
+    const collectives::RecursiveDoubling rd;
+    // One lane: aggregation by aggregation (the blocks' plan), no program.
+    CHECK(rd.stream_program(group) == nullptr);
+    world.set_lane_channels({0, 10});
+    std::unique_ptr<collectives::StreamProgram> program = rd.stream_program(group);
+    REQUIRE(program != nullptr);
+    REQUIRE(program->set_lanes({0, 10}));
+    CHECK_THROWS_WITH(program->give(2, 0, 4096, 0), Catch::Contains("another group or lane"));
+    CHECK_THROWS_WITH(program->give(0, 128, 4096, 0), Catch::Contains("another group or lane"));
+    const double t0 = sg4::Engine::get_clock();
+    for (int v = 0; v < 128; ++v)
+      program->give(0, v, 1 << 20, t0);
+    std::vector<collectives::StreamProgram::Ended> ended;
+    program->run({}, ended);
+    CHECK(program->idle());
+    REQUIRE(ended.size() == 128);
+    std::vector<double> end(128, -1);
+    for (const auto& e : ended) {
+      CHECK(e.lane == 0);
+      CHECK(e.k == 0);
+      CHECK(e.start_s == t0);
+      CHECK(end[static_cast<std::size_t>(e.member)] < 0); // once
+      end[static_cast<std::size_t>(e.member)] = e.end_s;
+    }
+    for (int v = 0; v < 128; ++v) {
+      CHECK(end[static_cast<std::size_t>(v)] > t0);
+      CHECK(end[static_cast<std::size_t>(v)] == end[static_cast<std::size_t>(v % 8)]); // node n's GPU: node 0's
+    }
+    // Lane 1's next aggregation: node 1's GPU 0 (GPU 0's image) ready later than GPU 0, the others with it; then, in
+    // a program afresh, not given it at all.
+    const double later = *std::max_element(end.begin(), end.end());
+    for (int v = 0; v < 128; ++v)
+      program->give(1, v, 4096, v == 8 ? later + 1e-3 : later);
+    CHECK_THROWS_WITH(program->run({}, ended), Catch::Contains("every block to start as block 0 does"));
+    program = rd.stream_program(group);
+    REQUIRE(program->set_lanes({0, 10}));
+    for (int v = 0; v < 128; ++v)
+      if (v != 8)
+        program->give(1, v, 4096, later);
+    CHECK_THROWS_WITH(program->run({}, ended), Catch::Contains("every block to start as block 0 does"));
+  });
+  engine.engine().run();
+}
+
 TEST_CASE("hier's lanes' program is refused where a node's flows cross a fat pipe, and notes no form")
 {
   // 130 hosts of a star whose every route also crosses one FATPIPE backbone, taken as 65 nodes of two (above 64
