@@ -83,8 +83,12 @@ private:
   /** Every step's transfers alike (one latency, one max-min rate), in a solo world: the step form is exact. */
   static bool steps_alike(Group& group);
   /** In a solo world whose aggregations are member-timed: the blocks of members whose XOR translations are symmetries
-   *  of every transfer, where rd computed over one block is the message level; null where it is not. */
+   *  of every transfer, where rd computed over one block, one aggregation at a time, is the message level (each inner
+   *  pair's links its own); null where it is not. */
   static Blocks* member_timed_blocks(Group& group);
+  /** The same blocks where their symmetry holds, whether or not inner pairs share links (the lanes' program, which
+   *  computes every aggregation in one network, needs only the symmetry); null where it does not. */
+  static Blocks* blocks_of(Group& group);
   /** The member-timed form: one block's members step by step in a FluidNetwork, every other block its image. */
   static void blocks_plan(Group& group, Blocks& blocks, std::uint64_t bytes);
 };

@@ -54,7 +54,10 @@ bool RecursiveDoubling::exact_flow_form(Group& g) const
   }
   if (!g.world().solo())
     return false;
-  return steps_alike(g) || member_timed_blocks(g) != nullptr;
+  if (steps_alike(g) || member_timed_blocks(g) != nullptr)
+    return true;
+  // Several lanes in one program (stream_program): the blocks' symmetry alone, their inner pairs' links shared or not.
+  return g.world().lanes() > 1 && g.whole_stream() && blocks_of(g) != nullptr;
 }
 
 bool RecursiveDoubling::steps_alike(Group& g)
@@ -94,10 +97,11 @@ std::vector<std::vector<Flow>> rd_steps(Group& g, const PowerOfTwoFold& fold, st
 } // namespace
 
 struct RecursiveDoubling::Blocks {
-  bool exact = false;
-  int block = 0;  ///< b: member v ^ m, for m a multiple of b, is member v's image (v < b its block's)
-  int steps = 0;  ///< log2 P
-  int images = 0; ///< P / b, blocks
+  bool exact = false;           ///< the translations' symmetry holds and the classes' network is the whole one
+  bool inner_pairs_own = false; ///< each pair of a step inside a block has links no other transfer of rd's crosses
+  int block = 0;                ///< b: member v ^ m, for m a multiple of b, is member v's image (v < b its block's)
+  int steps = 0;                ///< log2 P
+  int images = 0;               ///< P / b, blocks
   /** Member v's transfer in step k, v < b, in the quotient network (one link per class of links). */
   struct Transfer {
     std::vector<std::uint32_t> classes; ///< the classes of the links it shares
@@ -135,6 +139,12 @@ std::uint32_t root(std::vector<std::uint32_t>& parent, std::uint32_t x)
 } // namespace
 
 RecursiveDoubling::Blocks* RecursiveDoubling::member_timed_blocks(Group& g)
+{
+  Blocks* b = blocks_of(g);
+  return b != nullptr && b->inner_pairs_own ? b : nullptr;
+}
+
+RecursiveDoubling::Blocks* RecursiveDoubling::blocks_of(Group& g)
 {
   // Where rd's steps are not alike (DGX-1 nodes: NVLink pairs of one or two links, GPUs behind the NIC at different
   // PCIe distances), the members part: each starts a step when it and its partner are done with the last. Computing
@@ -182,12 +192,13 @@ RecursiveDoubling::Blocks* RecursiveDoubling::member_timed_blocks(Group& g)
       }
     if (!CommWorld::fluid_exact(all))
       return b;
-    for (int k = 0; k < b.steps; ++k)
+    b.inner_pairs_own = true;
+    for (int k = 0; k < b.steps && b.inner_pairs_own; ++k)
       for (const Flow& f : steps[static_cast<std::size_t>(k)])
         for (std::uint32_t id : world.cached_route(f.from, f.to).shared_ids) {
           auto it = pair_of.find(id);
           if (it != pair_of.end() && it->second != std::make_pair(std::min(f.from, f.to), std::max(f.from, f.to)))
-            return b;
+            b.inner_pairs_own = false; // (one plan at a time needs it; the lanes' program does not)
         }
     // Classes of links: a link and its images (the route's k-th link maps to the image route's k-th).
     std::uint32_t links = 0;
@@ -671,7 +682,7 @@ std::unique_ptr<StreamProgram> RecursiveDoubling::stream_program(Group& g) const
   // form is the message level for one: every lane's aggregations in one program over the blocks' network.
   if (g.world().lanes() <= 1 || !whole_stream_allowed(g, AlgorithmId::Rd) || !exact_flow_form(g))
     return nullptr;
-  Blocks* blocks = member_timed_blocks(g);
+  Blocks* blocks = blocks_of(g);
   if (blocks == nullptr)
     return nullptr;
   g.world().note_exact_form(AlgorithmId::Rd);
