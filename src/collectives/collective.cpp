@@ -580,9 +580,14 @@ bool CommWorld::run_alike(const std::vector<Flow>& flows)
         shape.rates[component[k]] = rates[k];
     }
   }
-  std::vector<Flow> posted; // the components that are not alike (or whose flows differ in size): SimGrid runs them
+  // The components that are not alike (or whose flows differ in size): computed in ddlsim's own network where their
+  // fat pipes allow (posted_fluid), else run by SimGrid.
+  std::vector<Flow> posted;
   std::vector<std::size_t> posted_index;
   std::vector<char> computed(shape.components.size(), 0);
+  const double now = sg4::Engine::get_clock();
+  double last = now;
+  const std::vector<double> together(flows.size(), 0.0);
   for (std::size_t c = 0; c < shape.components.size(); ++c) {
     const auto& component = shape.components[c];
     bool alike = shape.alike[c] != 0;
@@ -590,7 +595,7 @@ bool CommWorld::run_alike(const std::vector<Flow>& flows)
       alike = alike && flows[i].bytes == flows[component.front()].bytes &&
               flows[i].message_bytes == flows[component.front()].message_bytes;
     computed[c] = alike ? 1 : 0;
-    if (!alike)
+    if (!alike && !posted_fluid(flows, component, together, now, shape, last))
       for (std::size_t i : component) {
         posted.push_back(flows[i]);
         posted_index.push_back(i);
@@ -599,8 +604,6 @@ bool CommWorld::run_alike(const std::vector<Flow>& flows)
   for (const auto& f : posted)
     count(f);
   const std::vector<sg4::CommPtr> comms = post(posted);
-  const double now = sg4::Engine::get_clock();
-  double last = now;
   for (std::size_t c = 0; c < shape.components.size(); ++c)
     if (computed[c])
       for (std::size_t i : shape.components[c]) {
@@ -645,6 +648,8 @@ bool CommWorld::run_incast(const std::vector<Flow>& flows, const std::vector<dou
     for (std::size_t i : component)
       computed = computed && flows[i].bytes == first.bytes && flows[i].message_bytes == first.message_bytes;
     if (!computed) {
+      if (posted_fluid(flows, component, after, now, shape, last))
+        continue;
       for (std::size_t i : component) {
         posted.push_back(flows[i]);
         posted_after.push_back(after[i]);
@@ -671,6 +676,75 @@ bool CommWorld::run_incast(const std::vector<Flow>& flows, const std::vector<dou
   if (!posted.empty())
     run_staggered(posted, posted_after);
   delay_until(last);
+  return true;
+}
+
+bool CommWorld::posted_fluid(const std::vector<Flow>& flows, const std::vector<std::size_t>& component,
+                             const std::vector<double>& after, double now, const PlanShape& shape, double& last)
+{
+  std::vector<const Route*> routes;
+  for (std::size_t i : component)
+    routes.push_back(shape.routes[i]);
+  if (!fluid_exact(routes))
+    return false;
+  analytical::FluidNetwork net;
+  for (const Route* r : routes)
+    for (std::size_t k = 0; k < r->shared_ids.size(); ++k)
+      net.set_capacity(r->shared_ids[k], r->shared_bandwidth[k]);
+  std::vector<std::size_t> order(component.begin(), component.end());
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return after[a] < after[b]; });
+  // As run_staggered's actor posts them: for each distinct offset in order, delay_until(now + offset), which sleeps
+  // from the clock only where that is SimGrid's resolution or more away (the sleep then ends at the clock plus its
+  // length), then the flows of that offset.
+  static const double resolution_s = simgrid::config::get_value<double>("surf/precision");
+  const StackProfile& stack = options_.stack;
+  analytical::SimClock clock;
+  analytical::FluidNetwork::FlowSpec spec;
+  std::vector<std::size_t> flow_of; // network id -> index in flows
+  std::vector<double> starts(flows.size(), 0.0), ends(flows.size(), 0.0);
+  double t = now;
+  std::size_t next = 0;
+  auto post_from = [&](bool woken) { // at t: the batches due, up to one that needs a sleep first
+    while (next < order.size()) {
+      const double offset = after[order[next]];
+      if (!woken && now + offset - t >= resolution_s) {
+        clock.sleep(t, now + offset - t, 0, 0);
+        return;
+      }
+      woken = false;
+      for (; next < order.size() && after[order[next]] == offset; ++next) {
+        const std::size_t i = order[next];
+        const Route& r = *shape.routes[i];
+        const double message = flows[i].message_bytes > 0 ? double(flows[i].message_bytes) : double(flows[i].bytes);
+        spec.links = r.shared_ids;
+        set_cm02(spec, stack, r.latency_s, r.bandwidth, message, double(flows[i].bytes));
+        const std::size_t id = net.start(t, spec);
+        if (flow_of.size() <= id)
+          flow_of.resize(id + 1);
+        flow_of[id] = i;
+        starts[i] = t;
+      }
+    }
+  };
+  post_from(false);
+  std::vector<std::pair<std::size_t, int>> woken;
+  while (clock.next(net, t)) {
+    clock.due(t, woken);
+    for (std::size_t id : net.finished()) {
+      ends[flow_of[id]] = t;
+      net.release(id);
+    }
+    if (!woken.empty())
+      post_from(true);
+  }
+  if (next != order.size())
+    throw Error("internal: a posted component's flows not all posted");
+  const int channel = driver_channel();
+  for (std::size_t i : order) {
+    account(flows[i], starts[i], ends[i], *shape.routes[i], channel);
+    last = std::max(last, ends[i]);
+  }
+  note_computed(order.size());
   return true;
 }
 

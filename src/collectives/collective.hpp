@@ -106,8 +106,9 @@ public:
   /** Solo world only (set_solo; false and nothing done otherwise): runs flows started together as run_flows would,
    *  but a component (flows joined by shared links) whose flows carry one size over routes of one latency at one
    *  max-min rate (max_min_rates) is computed, not run: each of its flows ends at latency + bytes / rate, all at once,
-   *  no rate changing while they run, as in SimGrid's model. SimGrid runs the other components; every flow is counted
-   *  and reported (account for the computed ones); returns when all have ended. For plans whose components no class
+   *  no rate changing while they run, as in SimGrid's model. The other components are computed in ddlsim's own
+   *  network where their fat pipes allow (posted_fluid), and run by SimGrid where not; every flow is counted and
+   *  reported (account for the computed ones); returns when all have ended. For plans whose components no class
    *  collapses (a parameter server's incast of P flows, whose completions SimGrid 3.32 pays O(P) each:
    *  docs/performance.md). */
   bool run_alike(const std::vector<Flow>& flows);
@@ -116,9 +117,10 @@ public:
    *  that all cross one link, the narrowest of each route, is computed, not run: in SimGrid's model each flow waits its
    *  latency (times the stack's latency factor), then the flows past their latency share that link equally (max-min
    *  with equal weights: no other link of theirs is narrower, so none binds), each progressing at its share times the
-   *  bandwidth factor (analytical::processor_sharing_ends). SimGrid runs the other components, posted at their
-   *  times; every flow is counted and reported; returns when all have landed. For a parameter server's incast posted
-   *  one message after the other, whose every post and completion SimGrid 3.32 re-solves over all the flows in flight
+   *  bandwidth factor (analytical::processor_sharing_ends). Any other component is computed in ddlsim's own network
+   *  (posted_fluid) where its fat pipes allow (fluid_exact), and run by SimGrid, posted at its times, where not; every
+   *  flow is counted and reported; returns when all have landed. For a parameter server's incast posted one message
+   *  after the other, whose every post and completion SimGrid 3.32 re-solves over all the flows in flight
    *  (docs/performance.md). The caller guarantees that nothing else uses these links meanwhile. */
   bool run_incast(const std::vector<Flow>& flows, const std::vector<double>& after);
   /** Runs `flows` in SimGrid, all at once, and waits for them, neither counting nor reporting them: the load of a flow
@@ -348,6 +350,12 @@ private:
   /** The bandwidth of a link every flow of `component` crosses that is the narrowest of each of their routes, where
    *  those routes have one latency (run_incast); 0 where there is none. */
   double shared_narrowest(const PlanShape& shape, const std::vector<std::size_t>& component) const;
+  /** run_incast's other components: `component` of `flows` posted as run_staggered posts them from `now` (in order
+   *  of `after`, one wake-up per distinct offset, none below SimGrid's resolution after the last), computed in a
+   *  FluidNetwork (SimGrid's CM02 model, its clock's 1 ns steps) instead of run; each flow reported, `last` raised to
+   *  the latest end. False (nothing done) where a fat pipe is crossed by routes of different latencies. */
+  bool posted_fluid(const std::vector<Flow>& flows, const std::vector<std::size_t>& component,
+                    const std::vector<double>& after, double now, const PlanShape& shape, double& last);
   /** What SimGrid's model sees of a component but its flows' sizes, into signature_ (with equal sizes, equal shapes
    *  are identical subsystems). */
   void component_shape(const std::vector<const Route*>& routes, const std::vector<std::size_t>& component);

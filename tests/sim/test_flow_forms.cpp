@@ -758,21 +758,36 @@ TEST_CASE("flow-level parameter server in a solo world: an incast of alike flows
   check_ps_solo(star(5, 1), 1, 0, true);
 }
 
-TEST_CASE("flow-level parameter server in a solo world: an incast of flows of two latencies is run by SimGrid, P = 5")
+TEST_CASE("flow-level parameter server in a solo world: an incast of flows of two latencies is computed in ddlsim's "
+          "network, P = 5")
 {
   // Worker 0's link 3 x slower to cross: its push enters the server's link after the others, whose rates then fall:
-  // not alike, so SimGrid runs every flow (10 per allreduce), equal to the message level.
+  // not alike, so computed in ddlsim's own network (CommWorld::posted_fluid) and SimGrid runs no flow; every transfer
+  // as long as at message level.
   test::StarSpec spec = star(5, 1);
   spec.host_latency_s[0] = 3 * spec.link_latency_s;
-  check_ps_solo(spec, 1, 10, false);
+  check_ps_solo(spec, 1, 0, false);
 }
 
-TEST_CASE("flow-level parameter server in a solo world: an incast of flows of two rates is run by SimGrid, P = 5")
+TEST_CASE("flow-level parameter server in a solo world: an incast of flows of two rates is computed in ddlsim's "
+          "network, P = 5")
 {
   // Worker 0's link a tenth as wide: its push gets B/10, the others share the rest (9B/40 each) and speed up when it
-  // ends: not alike, so SimGrid runs every flow, equal to the message level.
+  // ends: not alike, so computed in ddlsim's own network, equal to the message level.
   test::StarSpec spec = star(5, 1);
   spec.host_bytes_per_s[0] = spec.link_bytes_per_s / 10;
+  check_ps_solo(spec, 1, 0, false);
+}
+
+TEST_CASE("flow-level parameter server in a solo world: flows of two latencies over a narrow fat pipe are run by "
+          "SimGrid, P = 5")
+{
+  // Every route also crosses a FATPIPE backbone half as wide as a link, worker 0's 3 x slower to cross: SimGrid gives
+  // each flow on the fat pipe its bandwidth times the smallest penalty over its own, which ddlsim's network (a fat
+  // pipe as each flow's bound) does not: SimGrid runs every flow (CommWorld::fluid_exact), equal to the message level.
+  test::StarSpec spec = star(5, 1);
+  spec.host_latency_s[0] = 3 * spec.link_latency_s;
+  spec.backbone_bytes_per_s = spec.link_bytes_per_s / 2;
   check_ps_solo(spec, 1, 10, false);
 }
 
@@ -786,23 +801,71 @@ TEST_CASE("flow-level parameter server in a solo world: a staggered incast over 
   check_ps_solo(star(5, 1), 1, 0, false, sized_stack().stack);
 }
 
-TEST_CASE("flow-level parameter server in a solo world: a staggered incast of two latencies is run by SimGrid, P = 5")
+TEST_CASE("flow-level parameter server in a solo world: a staggered incast of two latencies is computed in ddlsim's "
+          "network, P = 5")
 {
-  // The same with worker 0's link 3 x slower to cross: not one latency, so SimGrid runs every flow (10 per
-  // allreduce), equal to the message level.
+  // The same with worker 0's link 3 x slower to cross: not one latency, so not processor sharing; computed in
+  // ddlsim's own network from each flow's post (CommWorld::posted_fluid: the stack's factors, the posts' 1 ns steps),
+  // equal to the message level.
   test::StarSpec spec = star(5, 1);
   spec.host_latency_s[0] = 3 * spec.link_latency_s;
-  check_ps_solo(spec, 1, 10, false, sized_stack().stack);
+  check_ps_solo(spec, 1, 0, false, sized_stack().stack);
 }
 
-TEST_CASE("flow-level parameter server in a solo world: a staggered incast with a narrower link elsewhere is run by "
-          "SimGrid, P = 5")
+TEST_CASE("an incast computed in ddlsim's network lasts as SimGrid runs it posted in order, posts under 1 ns apart too")
+{
+  // Five workers' pulls from a server, worker 0's link 3 x slower to cross (two latencies: no processor sharing), each
+  // posted `after` from the call's start. CommWorld::run_incast computes them (posted_fluid); run_staggered has SimGrid
+  // run them, each post after delay_until, which sleeps only 1 ns or more past the clock: the pulls 0.3 ns apart go out
+  // together, at the steps posted_fluid starts them. Each transfer's start and end, from its call's start, equal to
+  // 1e-15 s (0.3-0.9 ns apart were the offsets taken as they are).
+  test::StarSpec spec = star(5, 1);
+  spec.host_latency_s[0] = 3 * spec.link_latency_s;
+  test::ProbeEngine engine(test::write_star_platform(spec));
+  std::vector<sg4::Host*> hosts;
+  for (int r = 0; r < spec.hosts; ++r)
+    hosts.push_back(sg4::Host::by_name("gpu" + std::to_string(r)));
+  hosts.push_back(sg4::Host::by_name("srv0"));
+  collectives::CommWorld world(hosts, std::vector<int>(hosts.size(), 0), collectives::CollectiveOptions{}, "i");
+  world.set_solo(true);
+  std::vector<collectives::Flow> pulls;
+  for (int w = 0; w < spec.hosts; ++w)
+    pulls.push_back({spec.hosts, w, 245760});
+  const std::vector<double> after{0, 0.3e-9, 0.6e-9, 0.9e-9, 1.2e-9};
+  using Span = std::pair<double, double>;
+  std::map<int, Span> staggered, computed;
+  std::map<int, Span>* into = &staggered;
+  double start = 0;
+  world.on_transfer([&](int, int to, std::uint64_t, double s, double e, int) { (*into)[to] = {s - start, e - start}; });
+  sg4::Actor::create("controller", hosts.back(), [&] {
+    start = sg4::Engine::get_clock();
+    world.run_staggered(pulls, after);
+    into = &computed;
+    collectives::CommWorld::delay(1e-3);
+    start = sg4::Engine::get_clock();
+    REQUIRE(world.run_incast(pulls, after));
+  });
+  engine.engine().run();
+  REQUIRE(staggered.size() == 5);
+  REQUIRE(computed.size() == 5);
+  CHECK(world.flows_computed() == 5);
+  for (int w = 0; w < 5; ++w) {
+    INFO("worker " << w << ": SimGrid " << staggered[w].first << " to " << staggered[w].second << " s, computed "
+                   << computed[w].first << " to " << computed[w].second << " s");
+    CHECK(std::fabs(computed[w].first - staggered[w].first) <= 1e-15);
+    CHECK(std::fabs(computed[w].second - staggered[w].second) <= 1e-15);
+  }
+}
+
+TEST_CASE("flow-level parameter server in a solo world: a staggered incast with a narrower link elsewhere is computed "
+          "in ddlsim's network, P = 5")
 {
   // Worker 0's link half as wide as the server's: the server's link is not the narrowest of its route (that flow is
-  // bound by its own link when few share the server's), so SimGrid runs every flow, equal to the message level.
+  // bound by its own link when few share the server's), so not processor sharing: computed in ddlsim's own network,
+  // equal to the message level.
   test::StarSpec spec = star(5, 1);
   spec.host_bytes_per_s[0] = spec.link_bytes_per_s / 2;
-  check_ps_solo(spec, 1, 10, false, sized_stack().stack);
+  check_ps_solo(spec, 1, 0, false, sized_stack().stack);
 }
 
 TEST_CASE("flow-level parameter servers in a solo world: two servers' flows meet on the workers' links, P = 2")
