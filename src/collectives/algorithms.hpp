@@ -293,13 +293,21 @@ public:
   double floor_s(double now) const;
   /** No member has an aggregation in progress or given and not ended. */
   bool idle() const { return active_ == 0; }
+  /** For a program whose aggregation is one message size (HierStream, RdStream), before give(): member mi's next
+   *  aggregation is of `bytes`. The first member given it records its size and `delay_s`, each member's call cost,
+   *  and true is returned; a later one must name the same size (an internal error naming `program` otherwise). */
+  bool size_next(std::size_t mi, std::uint64_t bytes, double delay_s, const char* program);
+  /** Lane `lane`'s aggregation k: its size and its members' call cost (size_next). */
+  std::uint64_t bytes(std::size_t lane, std::size_t k) const { return sizes_[lane][k].first; }
+  double delay_s(std::size_t lane, std::size_t k) const { return sizes_[lane][k].second; }
 
 private:
   std::size_t members_ = 0;
   std::vector<Member> member_;
   std::vector<std::vector<double>> ready_;        ///< per lane: [k * members + v]
   std::vector<std::vector<std::uint32_t>> ended_; ///< per lane, per aggregation k: the members that ended it
-  std::size_t active_ = 0;                        ///< members' lanes with an aggregation in progress or given
+  std::vector<std::vector<std::pair<std::uint64_t, double>>> sizes_; ///< per lane, per k: size_next's
+  std::size_t active_ = 0; ///< members' lanes with an aggregation in progress or given
 };
 
 /** @brief The pipelined trees at message level for every aggregation of an in-order stream (StreamProgram), computed

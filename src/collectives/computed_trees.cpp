@@ -633,7 +633,20 @@ void LaneQueues::reset(std::size_t lanes, std::size_t members)
   member_.assign(lanes * members, Member{});
   ready_.assign(lanes, {});
   ended_.assign(lanes, {});
+  sizes_.assign(lanes, {});
   active_ = 0;
+}
+
+bool LaneQueues::size_next(std::size_t mi, std::uint64_t bytes, double delay_s, const char* program)
+{
+  std::vector<std::pair<std::uint64_t, double>>& sizes = sizes_[mi / members_];
+  if (is_new(mi)) { // the first member given its next aggregation
+    sizes.emplace_back(bytes, delay_s);
+    return true;
+  }
+  if (sizes[member_[mi].given].first != bytes)
+    throw Error(std::string("internal: ") + program + " given different aggregations to its members");
+  return false;
 }
 
 bool LaneQueues::give(std::size_t mi, double ready_s, double now)

@@ -246,15 +246,9 @@ public:
     const std::size_t l = static_cast<std::size_t>(lane), r = static_cast<std::size_t>(member);
     if (l >= lanes_.size() || r >= ranks_)
       throw Error("internal: hier's lanes' program given an aggregation of another group or lane");
-    Lane& x = lanes_[l];
     const std::size_t mi = l * ranks_ + r;
-    if (queues_.is_new(mi)) { // the first member given its k-th aggregation
-      x.bytes.push_back(bytes);
-      x.delay.push_back(call_cost_s(bytes));
+    if (queues_.size_next(mi, bytes, call_cost_s(bytes), "hier's lanes' program"))
       trees_->add_aggregation(lane, bytes);
-    } else if (x.bytes[queues_.at(mi).given] != bytes) {
-      throw Error("internal: hier's lanes' program given different aggregations to its members");
-    }
     if (queues_.give(mi, ready_s, trees_->now())) // idle: it starts this one next
       schedule(l, r);
   }
@@ -303,7 +297,7 @@ public:
     switch (what) {
     case kStart: {
       queues_.started(who, trees_->now());
-      const double delay = lanes_[l].delay[queues_.at(who).k];
+      const double delay = queues_.delay_s(l, queues_.at(who).k);
       if (delay > 0)
         trees_->at(trees_->now() + delay, who, kBegin); // a stack's call cost first (StackCall)
       else
@@ -364,10 +358,8 @@ private:
     std::vector<std::size_t> waiting;
     std::size_t landed = 0, scattered = 0;
   };
-  /** A lane's aggregations, in the order given (each member's place in them: queues_). */
+  /** A lane (its aggregations and each member's place in them: queues_). */
   struct Lane {
-    std::vector<std::uint64_t> bytes; ///< per aggregation k
-    std::vector<double> delay;        ///< per aggregation k: each member's call cost (add_call_cost)
     int channel = 0;
   };
 
@@ -376,7 +368,7 @@ private:
     return layout_.nodes[static_cast<std::size_t>(layout_.node_of_member[r])].front() == static_cast<int>(r);
   }
   std::size_t k_of(std::size_t l, std::size_t r) { return queues_.at(l * ranks_ + r).k; }
-  std::uint64_t bytes_of(std::size_t l, std::size_t r) { return lanes_[l].bytes[k_of(l, r)]; }
+  std::uint64_t bytes_of(std::size_t l, std::size_t r) { return queues_.bytes(l, k_of(l, r)); }
 
   void schedule(std::size_t l, std::size_t r)
   {

@@ -447,7 +447,6 @@ public:
   bool set_lanes(const std::vector<int>& channels) override
   {
     channels_ = channels;
-    lanes_.assign(channels.size(), Lane{});
     queues_.reset(channels.size(), p_);
     member_.assign(channels.size() * block_, Member{});
     b_.net.restart(); // (no flow in flight: blocks_plan runs each of its plans to the end)
@@ -459,16 +458,10 @@ public:
   void give(int lane, int member, std::uint64_t bytes, double ready_s) override
   {
     const std::size_t l = static_cast<std::size_t>(lane), v = static_cast<std::size_t>(member);
-    if (l >= lanes_.size() || v >= p_)
+    if (l >= channels_.size() || v >= p_)
       throw Error("internal: rd's lanes' program given an aggregation of another group or lane");
-    Lane& x = lanes_[l];
     const std::size_t mi = l * p_ + v;
-    if (queues_.is_new(mi)) { // the first member given its k-th aggregation
-      x.bytes.push_back(bytes);
-      x.delay.push_back(call_cost_s(bytes));
-    } else if (x.bytes[queues_.at(mi).given] != bytes) {
-      throw Error("internal: rd's lanes' program given different aggregations to its members");
-    }
+    queues_.size_next(mi, bytes, call_cost_s(bytes), "rd's lanes' program");
     if (queues_.give(mi, ready_s, now_) && v < block_) // an image starts with its block-0 member (start)
       clock_.at(queues_.start_at(mi, now_), l * block_ + v, kStart);
   }
@@ -510,11 +503,6 @@ private:
     bool posted = false;  ///< its send is posted
     bool sent = false, got = false;
   };
-  /** A lane's aggregations, in the order given. */
-  struct Lane {
-    std::vector<std::uint64_t> bytes; ///< per aggregation k
-    std::vector<double> delay;        ///< per aggregation k: each member's call cost (add_call_cost)
-  };
   struct InFlight {
     std::size_t lane = 0, member = 0, slot = 0;
     double start = 0;
@@ -522,7 +510,7 @@ private:
 
   Member& m(std::size_t l, std::size_t v) { return member_[l * block_ + v]; }
   std::size_t k_of(std::size_t l, std::size_t v) const { return queues_.at(l * p_ + v).k; }
-  std::uint64_t bytes_of(std::size_t l, std::size_t v) const { return lanes_[l].bytes[k_of(l, v)]; }
+  std::uint64_t bytes_of(std::size_t l, std::size_t v) const { return queues_.bytes(l, k_of(l, v)); }
   std::size_t partner(std::size_t l, std::size_t v) { return v ^ (std::size_t{1} << m(l, v).step); }
 
   void wake(std::size_t l, std::size_t v, int what)
@@ -538,7 +526,7 @@ private:
           throw Error("internal: rd's lanes' program needs every block to start as block 0 does");
         queues_.started(ui, now_);
       }
-      const double delay = lanes_[l].delay[k_of(l, v)];
+      const double delay = queues_.delay_s(l, k_of(l, v));
       if (delay > 0)
         clock_.sleep(now_, delay, l * block_ + v, kBegin); // a stack's call cost first (StackCall)
       else
@@ -662,7 +650,6 @@ private:
   RecursiveDoubling::Blocks& b_;
   std::size_t p_, block_, steps_;
   std::vector<int> channels_;
-  std::vector<Lane> lanes_;
   LaneQueues queues_;            ///< every member's aggregations in each lane, member v of lane l at l * P + v
   std::vector<Member> member_;   ///< block 0's, [lane * block + v]
   std::vector<InFlight> flight_; ///< per flow id
