@@ -700,8 +700,8 @@ bool CommWorld::posted_fluid(const std::vector<Flow>& flows, const std::vector<s
   const StackProfile& stack = options_.stack;
   analytical::SimClock clock;
   analytical::FluidNetwork::FlowSpec spec;
-  std::vector<std::size_t> flow_of; // network id -> index in flows
-  std::vector<double> starts(flows.size(), 0.0), ends(flows.size(), 0.0);
+  std::vector<std::size_t> place_of;                                      // network id -> its flow's place in `order`
+  std::vector<double> starts(order.size(), 0.0), ends(order.size(), 0.0); // by place in `order`
   double t = now;
   std::size_t next = 0;
   auto post_from = [&](bool woken) { // at t: the batches due, up to one that needs a sleep first
@@ -719,10 +719,10 @@ bool CommWorld::posted_fluid(const std::vector<Flow>& flows, const std::vector<s
         spec.links = r.shared_ids;
         set_cm02(spec, stack, r.latency_s, r.bandwidth, message, double(flows[i].bytes));
         const std::size_t id = net.start(t, spec);
-        if (flow_of.size() <= id)
-          flow_of.resize(id + 1);
-        flow_of[id] = i;
-        starts[i] = t;
+        if (place_of.size() <= id)
+          place_of.resize(id + 1);
+        place_of[id] = next;
+        starts[next] = t;
       }
     }
   };
@@ -731,7 +731,7 @@ bool CommWorld::posted_fluid(const std::vector<Flow>& flows, const std::vector<s
   while (clock.next(net, t)) {
     clock.due(t, woken);
     for (std::size_t id : net.finished()) {
-      ends[flow_of[id]] = t;
+      ends[place_of[id]] = t;
       net.release(id);
     }
     if (!woken.empty())
@@ -740,9 +740,9 @@ bool CommWorld::posted_fluid(const std::vector<Flow>& flows, const std::vector<s
   if (next != order.size())
     throw Error("internal: a posted component's flows not all posted");
   const int channel = driver_channel();
-  for (std::size_t i : order) {
-    account(flows[i], starts[i], ends[i], *shape.routes[i], channel);
-    last = std::max(last, ends[i]);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    account(flows[order[k]], starts[k], ends[k], *shape.routes[order[k]], channel);
+    last = std::max(last, ends[k]);
   }
   note_computed(order.size());
   return true;
