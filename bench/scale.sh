@@ -18,6 +18,7 @@
 #   --no-sweep             skip the schedules/stacks sweep at 1,024 GPUs
 #   --sweep-gpus N         GPU count of the sweep (default 1024)
 #   --sweep-algorithms L   algorithms of the sweep, as --algorithms (default ring)
+#   --sweep-streams-stacks the sweep also runs two streams under every stack (the schedule and stack axes together)
 #   --no-message           skip the message-level ring
 #   --message-gpus N       GPU count of the message-level ring (default 256)
 #   --repeat N             run each configuration N times and print the run of median wall time (default 1; the
@@ -31,6 +32,7 @@ do_sizes=1
 do_sweep=1
 sweep_gpus=1024
 sweep_algorithms=ring
+sweep_combos=0
 do_message=1
 message_gpus=256
 repeat=1
@@ -43,10 +45,11 @@ while [ $# -gt 0 ]; do
   --no-sweep) do_sweep=0; shift ;;
   --sweep-gpus) sweep_gpus=$2; shift 2 ;;
   --sweep-algorithms) sweep_algorithms=$2; shift 2 ;;
+  --sweep-streams-stacks) sweep_combos=1; shift ;;
   --no-message) do_message=0; shift ;;
   --message-gpus) message_gpus=$2; shift 2 ;;
   --repeat) repeat=$2; shift 2 ;;
-  -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,/^# Environment/p' "$0"; exit 0 ;;
   *) echo "bench/scale.sh: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
   esac
 done
@@ -140,6 +143,12 @@ if [ $do_sweep -eq 1 ]; then
       name=$(basename "$stack" .textproto)
       run "stack $name" "$sweep_gpus" "${args[@]}" --stack "$name"
     done
+    if [ $sweep_combos -eq 1 ]; then
+      for stack in stacks/*.textproto; do
+        name=$(basename "$stack" .textproto)
+        run "2-streams, $name" "$sweep_gpus" "${args[@]}" --comm-streams 2 --stack "$name"
+      done
+    fi
   done
 fi
 

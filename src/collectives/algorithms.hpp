@@ -477,9 +477,12 @@ public:
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
   /** The flow form's calls: the gather, the inter algorithm's among the leaders, the scatter; none where the flow form
-   *  is not taken, the inter algorithm lists none, or senders post flows apart (a message overhead or a stack). */
+   *  is not taken or the inter algorithm lists none. */
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
   bool concurrent_flows(Group& group) const override;
+  /** Where members' sends cost time (a message overhead, a stack): the gather and scatter (CommWorld::send_cost_s per
+   *  message, a leader's one after the other), or the inter algorithm's. */
+  bool posts_apart(Group& group) const override;
   /** Several in-order streams (lanes) over the tree or dbtree, computed at message level among the leaders
    *  (exact_flow_form there), nodes whose flows keep to links of their own: every lane's aggregations in one program
    *  (HierStream, hierarchical.cpp). nullptr otherwise. */
@@ -506,10 +509,12 @@ public:
   void allreduce(Group& group, int self, std::uint64_t bytes) const override;
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
-  /** Where every flow of a server leaves at once (no message overhead, the ideal stack): each server's pushes and
-   *  pulls, for every server a tensor may go to (mirrored lanes). */
+  /** Each server's pushes and pulls, for every server a tensor may go to (mirrored lanes). */
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
   bool concurrent_flows(Group& group) const override;
+  /** Where sends cost time (a message overhead, a stack): a server posts its pulls one after the other, a worker its
+   *  pushes to several servers. */
+  bool posts_apart(Group& group) const override;
 
 private:
   bool leaders_only_;
@@ -632,6 +637,8 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
+  /** Any choice's (the phase mirrors every size's calls together). */
+  bool posts_apart(Group& group) const override;
 
 private:
   std::vector<Choice> choices_;
@@ -656,6 +663,7 @@ public:
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
   /** The one rule's for this group (the choice depends on the group alone). */
   std::unique_ptr<StreamProgram> stream_program(Group& group) const override;
+  bool posts_apart(Group& group) const override;
 
 private:
   std::vector<Rule> rules_;
@@ -678,6 +686,7 @@ public:
   bool drivable(Group& group, std::uint64_t bytes) const override;
   void drive(Group& group, std::uint64_t bytes) const override;
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
+  bool posts_apart(Group& group) const override { return inner_->posts_apart(group); }
   /** The inner algorithm's, every member sleeping the call cost first (StreamProgram::add_call_cost), as drive()
    *  delays each member's start by it. */
   std::unique_ptr<StreamProgram> stream_program(Group& group) const override;

@@ -346,11 +346,16 @@ void CommWorld::choose_representatives(const std::vector<Flow>& flows, const Pla
   }
 }
 
-bool CommWorld::set_mirror(const std::vector<std::vector<Flow>>& calls)
+void CommWorld::drop_mirror()
 {
   if (fluid_in_flight()) // their routes are read from the mirror's layouts (PlanShape::fluid)
     throw std::logic_error("mirrored lanes: set_mirror while computed flows are in flight");
   mirror_.reset();
+}
+
+bool CommWorld::set_mirror(const std::vector<std::vector<Flow>>& calls, bool classes)
+{
+  drop_mirror();
   if (calls.empty() || contended_ ||
       std::any_of(calls.begin(), calls.end(), [](const auto& call) { return call.empty(); }))
     return false;
@@ -387,8 +392,9 @@ bool CommWorld::set_mirror(const std::vector<std::vector<Flow>>& calls)
       sign(static_cast<std::uint32_t>(layout_at[u]));
     for (std::size_t k = 0; k < calls.size(); ++k) // a call listed twice adds the same sizes to every component
       sign_sizes(calls[k], m->layouts[layout_of[k]]->components[c]);
-    m->representative[c] = class_of.emplace(signature_, c).first->second;
+    m->representative[c] = classes ? class_of.emplace(signature_, c).first->second : c;
   }
+  m->classes = classes;
   m->generation = ++mirror_generations_;
   m->computed = fluid_exact(routes) && m->layouts.size() < 0xffff; // run_fluid's tags: 16 bits of layout
   if (m->computed)
@@ -1072,6 +1078,13 @@ int CommWorld::driver_channel() const
 
 void CommWorld::run_staggered(const std::vector<Flow>& flows, const std::vector<double>& after)
 {
+  if (mirror_) { // every lane's flows are all the network carries: computed, or not mirrored (Collective::posts_apart)
+    if (!computed() || mirror_->classes) // a class's representative would stand for flows posted at other instants
+      throw std::logic_error("mirrored lanes: flows posted apart in a mirror of classes, or one SimGrid runs "
+                             "(run_staggered)");
+    run_fluid_staggered(flows, after);
+    return;
+  }
   std::vector<std::size_t> order(flows.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = i;
@@ -1180,6 +1193,12 @@ struct CommWorld::Fluid : std::enable_shared_from_this<CommWorld::Fluid> {
     bool asleep = false;
   };
   std::vector<Waiter*> owner; ///< per flow id of the network: the driver waiting for it (nullptr: none)
+  /** Starts `f` at `now` (the time processed to), flow number `tag & 0xffffffff` of its layout `shape` (a computed
+   *  mirror's), as SimGrid's CM02 model would run it under `stack`, for `w` to wait for; returns its id. */
+  std::size_t start(double now, const Flow& f, const PlanShape& shape, std::uint64_t tag, const StackProfile& stack,
+                    Waiter& w);
+  /** Puts `self` to sleep until its flows are all done (at once if they are). */
+  void wait(Waiter& self);
   /** A daemon that sleeps until `at`, processes the events due then, and parks on `go` until armed again. Plain
    *  sleeps and untimed semaphores: drivers that waited with a timeout instead (a condition variable's wait_until, a
    *  semaphore's acquire_timeout) crashed inside SimGrid 3.32 in this use, where a waiter is woken at the very instant
@@ -1258,6 +1277,49 @@ void set_cm02(analytical::FluidNetwork::FlowSpec& spec, const StackProfile& stac
   spec.work = bytes / factor_for(stack.bandwidth_factor, message_bytes);
 }
 
+CommWorld::Fluid& CommWorld::fluid_ready()
+{
+  if (!fluid_) {
+    fluid_ = std::make_shared<Fluid>();
+    fluid_->host = hosts_.front();
+    fluid_->tag = tag_;
+  }
+  if (fluid_->links_known < link_ids_.size()) { // every link numbered so far: its capacity, once
+    for (const auto& [link, id] : link_ids_)
+      fluid_->net.set_capacity(id, link->get_bandwidth());
+    fluid_->links_known = link_ids_.size();
+  }
+  return *fluid_;
+}
+
+std::size_t CommWorld::Fluid::start(double now, const Flow& f, const PlanShape& shape, std::uint64_t tag,
+                                    const StackProfile& stack, Waiter& w)
+{
+  const PlanShape::FluidRoute& r = shape.fluid[tag & 0xffffffffu]; // the flow's place in its layout
+  const double message = f.message_bytes > 0 ? double(f.message_bytes) : double(f.bytes);
+  analytical::FluidNetwork::FlowSpec spec;
+  spec.links.data = shape.fluid_links.data() + r.first; // a view: the layout lives as long as the mirror
+  spec.links.size = r.count;
+  set_cm02(spec, stack, r.latency_s, r.bandwidth, message, double(f.bytes));
+  spec.tag = tag;
+  const std::size_t id = net.start(now, spec);
+  if (owner.size() <= id)
+    owner.resize(id + 1, nullptr);
+  owner[id] = &w;
+  ++w.left;
+  return id;
+}
+
+void CommWorld::Fluid::wait(Waiter& self)
+{
+  if (self.left == 0)
+    return; // every flow has ended already
+  self.asleep = true;
+  if (!std::isfinite(net.next_event()))
+    throw Error("internal: a mirrored flow never ends (CommWorld::run_fluid)");
+  self.wake->acquire(); // until process() wakes it, or its release if it has already
+}
+
 std::vector<double> CommWorld::run_fluid(const std::vector<Flow>& flows, const PlanShape& shape,
                                          const std::vector<std::uint64_t>& tags)
 {
@@ -1266,46 +1328,17 @@ std::vector<double> CommWorld::run_fluid(const std::vector<Flow>& flows, const P
   // actors run one at a time and switch only at simcalls, which come after every change here.
   if (flows.empty())
     return {};
-  if (!fluid_) {
-    fluid_ = std::make_shared<Fluid>();
-    fluid_->host = hosts_.front();
-    fluid_->tag = tag_;
-  }
-  Fluid& fluid = *fluid_;
-  const StackProfile& stack = options_.stack;
+  Fluid& fluid = fluid_ready();
   const double now = sg4::Engine::get_clock();
   fluid.process(now); // the events due now, before these flows start (a timer due now may not have run yet)
+  Fluid::Waiter self;
   std::vector<std::size_t> ids;
   ids.reserve(flows.size());
-  if (fluid.links_known < link_ids_.size()) { // every link numbered so far: its capacity, once
-    for (const auto& [link, id] : link_ids_)
-      fluid.net.set_capacity(id, link->get_bandwidth());
-    fluid.links_known = link_ids_.size();
-  }
-  analytical::FluidNetwork::FlowSpec spec;
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    const Flow& f = flows[i];
-    const PlanShape::FluidRoute& r = shape.fluid[tags[i] & 0xffffffffu]; // the flow's place in its layout
-    const double message = f.message_bytes > 0 ? double(f.message_bytes) : double(f.bytes);
-    spec.links.data = shape.fluid_links.data() + r.first; // a view: the layout lives as long as the mirror
-    spec.links.size = r.count;
-    set_cm02(spec, stack, r.latency_s, r.bandwidth, message, double(f.bytes));
-    spec.tag = tags[i];
-    ids.push_back(fluid.net.start(now, spec));
-  }
+  for (std::size_t i = 0; i < flows.size(); ++i)
+    ids.push_back(fluid.start(now, flows[i], shape, tags[i], options_.stack, self));
   flows_computed_ += flows.size();
-  Fluid::Waiter self;
-  self.left = ids.size();
-  self.asleep = true;
-  for (std::size_t id : ids) {
-    if (fluid.owner.size() <= id)
-      fluid.owner.resize(id + 1, nullptr);
-    fluid.owner[id] = &self;
-  }
   fluid.process(now);
-  if (self.asleep && !std::isfinite(fluid.net.next_event()))
-    throw Error("internal: a mirrored flow never ends (CommWorld::run_fluid)");
-  self.wake->acquire(); // until process() wakes it, or its release if it has already
+  fluid.wait(self);
   std::vector<double> ends;
   ends.reserve(ids.size());
   for (std::size_t id : ids) {
@@ -1313,6 +1346,44 @@ std::vector<double> CommWorld::run_fluid(const std::vector<Flow>& flows, const P
     fluid.net.release(id);
   }
   return ends;
+}
+
+void CommWorld::run_fluid_staggered(const std::vector<Flow>& flows, const std::vector<double>& after)
+{
+  // As run_staggered's actor posts them in SimGrid (each distinct offset after delay_until), but into the shared
+  // network: a layout's flows, every one of them (classes need one post time per class).
+  const PlanShape& shape = mirror_layout(flows);
+  std::vector<std::size_t> order(flows.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return after[a] < after[b]; });
+  const std::uint64_t layout_tag =
+      (std::uint64_t(mirror_->generation & 0xffff) << 48) | (std::uint64_t(shape.layout + 1) << 32);
+  Fluid& fluid = fluid_ready();
+  Fluid::Waiter self;
+  std::vector<std::size_t> ids(flows.size());
+  std::vector<double> starts(flows.size());
+  const double t0 = sg4::Engine::get_clock();
+  for (std::size_t k = 0; k < order.size();) {
+    const double at = after[order[k]];
+    delay_until(t0 + at);
+    const double now = sg4::Engine::get_clock();
+    fluid.process(now); // the events due now first, as run_fluid
+    for (; k < order.size() && after[order[k]] == at; ++k) {
+      const std::size_t i = order[k];
+      count(flows[i]);
+      ids[i] = fluid.start(now, flows[i], shape, layout_tag | std::uint64_t(i), options_.stack, self);
+      starts[i] = now;
+      ++flows_computed_;
+    }
+    fluid.process(now); // a timer armed for the next event
+  }
+  fluid.wait(self);
+  const int channel = driver_channel();
+  for (std::size_t i : order) { // reported in the order posted, as finish_own reports run_staggered's
+    report(flows[i].from, flows[i].to, flows[i].bytes, starts[i], fluid.net.end(ids[i]), channel, shape.routes[i]);
+    fluid.net.release(ids[i]);
+  }
 }
 
 struct CommWorld::Helper {

@@ -141,8 +141,11 @@ public:
    *  places, and the same bytes and message sizes in each call) form one class: SimGrid runs one component per class
    *  for every call, whichever lanes overlap, and the others take its times (run_flows). False, and nothing set, when
    *  no call or an empty one is given, or the world has staging copies or CPU work (pcie_contention,
-   *  cpu_contention). */
-  bool set_mirror(const std::vector<std::vector<Flow>>& calls);
+   *  cpu_contention). `classes` false: every component its own class, every flow run (calls also posted apart,
+   *  run_staggered, which needs the mirror computed). */
+  bool set_mirror(const std::vector<std::vector<Flow>>& calls, bool classes = true);
+  /** Forgets the mirror (none in flight: std::logic_error otherwise, as set_mirror). */
+  void drop_mirror();
   bool mirrored() const { return mirror_ != nullptr; }
   /** Lanes solo: a world that is solo but for several in-order lanes, every one running the same collective's flow
    * plans, which are all the network carries (set by the phase while it asks for the calls to mirror, and kept where
@@ -169,7 +172,11 @@ public:
   void finish_own(const std::vector<Flow>& flows, const std::vector<simgrid::s4u::CommPtr>& comms);
   /** Posts flow i `after[i]` seconds from now, in order of time (start_own: one start per distinct time; several
    *  actors may call it at once), and returns when every flow has landed (finish_own): a plan whose senders post
-   *  their messages one after the other (hier's and ps's flow forms outside a solo world). */
+   *  their messages one after the other (hier's and ps's flow forms outside a solo world). In a mirrored world the
+   *  flows (a call set_mirror was told of) are computed in ddlsim's own network, posted at the same instants
+   *  (run_fluid_staggered); a mirror of classes, or one SimGrid runs, cannot take them (std::logic_error: for a
+   *  collective that posts apart, Collective::posts_apart, the phase sets a mirror without classes, kept where
+   *  computed). */
   void run_staggered(const std::vector<Flow>& flows, const std::vector<double>& after);
   /** Runs `second` on a helper actor of `endpoint` while the calling actor runs `first`; returns when both are done (a
    *  member's two concurrent parts: the double binary tree's and NCCL's two trees). The helper is made once per
@@ -390,6 +397,7 @@ private:
     /** Its flows run in ddlsim's own network (run_fluid), not in SimGrid: where that network is SimGrid's model
      *  exactly (set_mirror: no fat pipe crossed by routes of different latencies) and the tags fit. */
     bool computed = false;
+    bool classes = true; ///< set_mirror's: components alike share a representative
   };
   std::unique_ptr<Mirror> mirror_;
   /** The mirror's layout of `flows` (the same endpoints in the same order); std::logic_error if none. */
@@ -408,6 +416,12 @@ private:
    *  flight, and returns when the last has ended; returns each one's end (absolute). */
   std::vector<double> run_fluid(const std::vector<Flow>& flows, const PlanShape& shape,
                                 const std::vector<std::uint64_t>& tags);
+  /** run_staggered in a computed mirror: each flow of `flows` (a listed call's) started in fluid_ `after[i]` seconds
+   *  from now, as run_staggered's actor posts it in SimGrid, every flow computed (no classes: their posts differ);
+   *  reports each and returns when the last has ended. */
+  void run_fluid_staggered(const std::vector<Flow>& flows, const std::vector<double>& after);
+  /** fluid_, made the first time, with the capacity of every link numbered so far. */
+  Fluid& fluid_ready();
   /** Flows started in fluid_ and not yet released (set_mirror may not drop the layouts they read). */
   bool fluid_in_flight() const;
   std::uint32_t mirror_generations_ = 0; ///< set_mirror calls that mirrored (tags of one never meet another's)
@@ -731,15 +745,20 @@ public:
    *  of them wait for the last one, which runs the plan for every member): one actor may then run that plan for the
    *  group with drive(), and the engine gives each communication stream one such actor instead of one per rank. */
   virtual bool drivable(Group& /*group*/, std::uint64_t /*bytes*/) const { return false; }
-  /** The flows of every CommWorld::run_flows (or CommWorld::load) call the flow plan of an allreduce of `bytes` over
-   *  `group` makes (where drivable() says so; calls alike listed once), when that plan is nothing but sleeps and such
-   *  calls (CommWorld::set_mirror); empty where the algorithm does not say (the default). */
+  /** The flows of every CommWorld::run_flows (or CommWorld::load, or CommWorld::run_staggered: posts_apart) call the
+   *  flow plan of an allreduce of `bytes` over `group` makes (where drivable() says so; calls alike listed once), when
+   *  that plan is nothing but sleeps and such calls (CommWorld::set_mirror); empty where the algorithm does not say
+   *  (the default). */
   virtual std::vector<std::vector<Flow>> flow_calls(Group& /*group*/, std::uint64_t /*bytes*/) const { return {}; }
   /** True when the flow plan over `group` runs flows from several actors at once (parameter servers' helpers, each
    *  posting its own server's pushes and pulls), so that even in a solo world no one run_flows call is all the network
    *  carries: the phase then mirrors the plans' calls (CommWorld::set_mirror), and the helpers' flows share one
    *  network, ddlsim's own (CommWorld::run_fluid), instead of SimGrid's. False by default. */
   virtual bool concurrent_flows(Group& /*group*/) const { return false; }
+  /** True when the flow plan over `group` posts some of flow_calls' flows apart (CommWorld::run_staggered: a sender's
+   *  messages one after the other, each after its costs of sending), which a mirror computes (CommWorld::computed) and
+   *  SimGrid's classes cannot: the phase keeps a mirror for such plans only where it is computed. False by default. */
+  virtual bool posts_apart(Group& /*group*/) const { return false; }
   /** True when Fidelity::Auto runs this algorithm's flow form on `group` because it equals the message level there
    *  (FlowForm::WhenExact; the check is the algorithm's own, on the group's routes). False by default. */
   virtual bool exact_flow_form(Group& /*group*/) const { return false; }

@@ -186,10 +186,11 @@ bool ParameterServer::drivable(Group& g, std::uint64_t /*bytes*/) const
 
 std::vector<std::vector<Flow>> ParameterServer::flow_calls(Group& g, std::uint64_t bytes) const
 {
-  // flow_plan's calls where its flows leave together (CommWorld::send_cost_s is 0): posted_in_order's run_flows.
+  // flow_plan's calls: posted_in_order's run_flows where they leave together (CommWorld::send_cost_s is 0), its
+  // run_staggered where not (posts_apart: mirrored only where computed).
   const CollectiveOptions& o = g.options();
   std::vector<std::vector<Flow>> calls;
-  if (g.size() <= 1 || !drivable(g, bytes) || o.msg_overhead_s > 0 || !o.stack.ideal())
+  if (g.size() <= 1 || !drivable(g, bytes))
     return calls;
   CommWorld& world = g.world();
   for (int s = 0; s < o.ps_servers; ++s) {
@@ -207,6 +208,11 @@ bool ParameterServer::concurrent_flows(Group& g) const
   // (where the plan is no flow form, flow_calls lists nothing and nothing is mirrored).
   const CollectiveOptions& o = g.options();
   return o.ps_servers > 1 && o.ps_sharding == PsSharding::Split;
+}
+
+bool ParameterServer::posts_apart(Group& g) const
+{
+  return g.options().msg_overhead_s > 0 || !g.options().stack.ideal();
 }
 
 bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const

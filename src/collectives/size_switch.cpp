@@ -4,6 +4,7 @@
 
 #include <simgrid/s4u/Actor.hpp>
 
+#include <algorithm>
 #include <typeinfo>
 
 namespace ddlsim::collectives {
@@ -67,6 +68,17 @@ void SizeSwitch::drive(Group& group, std::uint64_t bytes) const
 std::vector<std::vector<Flow>> SizeSwitch::flow_calls(Group& group, std::uint64_t bytes) const
 {
   return by_size(choices_, bytes).flow_calls(group, bytes);
+}
+
+bool SizeSwitch::posts_apart(Group& group) const
+{
+  return std::any_of(choices_.begin(), choices_.end(),
+                     [&](const Choice& c) { return c.collective->posts_apart(group); });
+}
+
+bool RankSwitch::posts_apart(Group& group) const
+{
+  return by_ranks(rules_, group).posts_apart(group);
 }
 
 void RankSwitch::allreduce(Group& group, int self, std::uint64_t bytes) const

@@ -363,7 +363,11 @@ private:
       for (auto& c : more)
         calls.push_back(std::move(c));
     }
-    world_.set_mirror(calls);
+    // A plan that posts flows apart (run_staggered) is mirrored without classes (a class's representative would stand
+    // for flows posted at other instants), and only where the mirror is computed (SimGrid would run every flow).
+    const bool apart = collective_.posts_apart(*groups_.front());
+    if (world_.set_mirror(calls, !apart) && apart && !world_.computed())
+      world_.drop_mirror();
   }
 
   /** Communication stream `lane` of every rank at once (drivable()): each aggregation starts on a rank when it is

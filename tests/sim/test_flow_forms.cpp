@@ -1795,16 +1795,19 @@ struct LanesRun {
   bool computing = false;     ///< CommWorld::computed()
   std::size_t classes = 0;
 };
+/** Per lane, per plan: each flow's post offset (CommWorld::run_staggered); an empty list runs the plan at once
+ *  (run_flows). */
+using LaneOffsets = std::vector<std::vector<std::vector<double>>>;
 LanesRun run_lanes(const std::vector<sg4::Host*>& hosts, bool mirrored,
                    const std::vector<std::vector<std::vector<collectives::Flow>>>& lanes, double lag_s,
-                   const std::string& tag)
+                   const std::string& tag, const LaneOffsets& offsets = {})
 {
   collectives::CommWorld world(hosts, {}, {}, tag);
   if (mirrored) {
     std::vector<std::vector<collectives::Flow>> calls;
     for (const auto& lane : lanes)
       calls.insert(calls.end(), lane.begin(), lane.end());
-    REQUIRE(world.set_mirror(calls));
+    REQUIRE(world.set_mirror(calls, offsets.empty())); // flows posted apart: no classes (Collective::posts_apart)
   }
   LanesRun out;
   out.classes = world.mirror_classes();
@@ -1818,8 +1821,12 @@ LanesRun run_lanes(const std::vector<sg4::Host*>& hosts, bool mirrored,
   for (std::size_t k = 0; k < lanes.size(); ++k)
     drivers.push_back(sg4::Actor::create(tag + "-lane" + std::to_string(k), hosts[0], [&, k] {
       collectives::CommWorld::delay(double(k) * lag_s);
-      for (const auto& plan : lanes[k]) {
-        world.run_flows(plan);
+      for (std::size_t i = 0; i < lanes[k].size(); ++i) {
+        const std::vector<double>* after = offsets.empty() || offsets[k][i].empty() ? nullptr : &offsets[k][i];
+        if (after != nullptr)
+          world.run_staggered(lanes[k][i], *after);
+        else
+          world.run_flows(lanes[k][i]);
         returned[k].push_back(sg4::Engine::get_clock() - t0);
       }
     }));
@@ -1840,7 +1847,8 @@ LanesRun run_lanes(const std::vector<sg4::Host*>& hosts, bool mirrored,
  *  call, at the same times (to 1e-9). */
 std::pair<LanesRun, LanesRun>
 simulated_and_mirrored(const std::vector<std::vector<std::vector<collectives::Flow>>>& lanes,
-                       const std::string& platform = test::write_nvlink_ib_platform(), std::size_t gpus = 8)
+                       const std::string& platform = test::write_nvlink_ib_platform(), std::size_t gpus = 8,
+                       const LaneOffsets& offsets = {})
 {
   test::ProbeEngine engine(platform);
   std::vector<sg4::Host*> hosts;
@@ -1849,8 +1857,8 @@ simulated_and_mirrored(const std::vector<std::vector<std::vector<collectives::Fl
   REQUIRE(hosts.size() == gpus);
   LanesRun simulated, mirrored;
   sg4::Actor::create("controller", hosts[0], [&] {
-    simulated = run_lanes(hosts, false, lanes, 2e-6, "s");
-    mirrored = run_lanes(hosts, true, lanes, 2e-6, "m");
+    simulated = run_lanes(hosts, false, lanes, 2e-6, "s", offsets);
+    mirrored = run_lanes(hosts, true, lanes, 2e-6, "m", offsets);
   });
   engine.engine().run();
   REQUIRE(mirrored.reported.size() == simulated.reported.size());
@@ -1918,6 +1926,90 @@ TEST_CASE("mirrored lanes over calls between other endpoints: one component per 
   CHECK(simulated.posted == 2 * (6 + 2 + 6));
   CHECK(mirrored.posted == 0);
   CHECK(mirrored.computed == 2 * (2 + 1 + 2)); // A: one flow per class; B and E: one of their component
+}
+
+TEST_CASE("mirrored lanes with flows posted apart: every one computed, posted when SimGrid's actor posts it")
+{
+  // hier's gather and scatter under a stack (run_staggered: a sender's costs before each message), with calls run at
+  // once (run_flows) in both lanes, on the platform above. Gather G: 1, 2, 3 -> 0 and 5, 6, 7 -> 4 posted 1, 1.5,
+  // 1.5 us from the call (costs that differ by route). A: 1 -> 0 and 5 -> 4 at once, 800 kB each (17 us on an NVLink),
+  // alike on both nodes, and the leaders' exchange 0 <-> 4 (run_flows). Scatter S: 0 -> 1, 2, 3 and 4 -> 5, 6, 7,
+  // each leader's k-th send 1.2 k us from the call, and one post 0.4 ns after another (below SimGrid's 1 ns
+  // resolution: posted with it). Lane 0 runs G, A, S; lane 1, 2 us later, G and S with 9000 B to the second GPU of
+  // each node, then A: lane 1's gather meets lane 0's A on node 0's and node 1's NVLinks 1 -> 0 and 5 -> 4, as its
+  // scatter meets lane 0's. A mirror of classes would run node 0's A for both nodes, and node 1's gather flows would
+  // find their NVLink free in ddlsim's network: set_mirror without classes runs every flow.
+  using F = collectives::Flow;
+  auto gather = [](std::uint64_t b) {
+    return std::vector<F>{{1, 0, b}, {2, 0, 8000}, {3, 0, 8000}, {5, 4, b}, {6, 4, 8000}, {7, 4, 8000}};
+  };
+  auto scatter = [](std::uint64_t b) {
+    return std::vector<F>{{0, 1, b}, {0, 2, 8000}, {0, 3, 8000}, {4, 5, b}, {4, 6, 8000}, {4, 7, 8000}};
+  };
+  const std::vector<F> at_once{{1, 0, 800000}, {5, 4, 800000}, {0, 4, 800000}, {4, 0, 800000}};
+  const std::vector<double> g_after{1e-6, 1.5e-6, 1.5e-6, 1e-6, 1.5e-6, 1.5e-6};
+  const std::vector<double> s_after{1.2e-6, 2.4e-6, 3.6e-6, 1.2e-6, 2.4e-6 + 4e-10, 3.6e-6};
+  const std::vector<std::vector<std::vector<F>>> lanes{{gather(8000), at_once, scatter(8000)},
+                                                       {gather(9000), scatter(9000), at_once}};
+  const LaneOffsets offsets{{g_after, {}, s_after}, {g_after, s_after, {}}};
+  const auto [simulated, mirrored] = simulated_and_mirrored(lanes, test::write_nvlink_ib_platform(), 8, offsets);
+  CHECK(mirrored.computing);
+  // One class per component (none shared): per node, each GPU's NVLink to its leader (G and A's flows on 1 -> 0 in one)
+  // and back (S), 6; the leaders' exchange, one component each way.
+  CHECK(mirrored.classes == 2 * 6 + 2);
+  CHECK(mirrored.posted == 0);
+  CHECK(mirrored.computed == 2 * (6 + 4 + 6)); // every flow
+  CHECK(simulated.posted == 2 * (6 + 4 + 6));
+  // The lanes overlap: lane 1's gather (from 3 us) lands while lane 0's A runs (from about 6 us, for 17 us).
+  REQUIRE(simulated.returned_s.size() == 6);
+  CHECK(simulated.returned_s[3] < simulated.returned_s[1]);
+}
+
+namespace {
+/** run_staggered of two flows 0 -> 1 and 2 -> 1 on `platform`, mirrored with or without classes: the message it
+ *  throws (none: empty), and no flow posted or computed. */
+std::string staggered_refusal(const std::string& platform, bool classes, bool computed)
+{
+  test::ProbeEngine engine(platform);
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  collectives::CommWorld world(hosts, {}, {}, "c");
+  const std::vector<collectives::Flow> call{{0, 1, 1000}, {2, 1, 1000}};
+  REQUIRE(world.set_mirror({call}, classes));
+  REQUIRE(world.computed() == computed);
+  std::string refused;
+  sg4::Actor::create("driver", hosts[0], [&] {
+    try {
+      world.run_staggered(call, {0, 1e-6});
+    } catch (const std::logic_error& e) {
+      refused = e.what();
+    }
+  });
+  engine.engine().run();
+  CHECK(world.flows_posted() == 0);
+  CHECK(world.flows_computed() == 0);
+  return refused;
+}
+} // namespace
+
+TEST_CASE("mirrored lanes: flows posted apart in a mirror of classes are refused")
+{
+  // A class's representative stands for flows that may be posted at other instants: computed, but with classes.
+  CHECK_THAT(staggered_refusal(test::write_nvlink_ib_platform(), true, true),
+             Catch::Contains("flows posted apart in a mirror of classes, or one SimGrid runs"));
+}
+
+TEST_CASE("mirrored lanes: flows posted apart in a mirror SimGrid runs are refused")
+{
+  // The backbone star of the test below (a fat pipe crossed by routes of different latencies): not computed, and
+  // SimGrid runs a class's representative for the others.
+  test::StarSpec spec;
+  spec.hosts = 3;
+  spec.backbone_bytes_per_s = 1e8;
+  spec.host_latency_s = {{2, 5e-6}};
+  CHECK_THAT(staggered_refusal(test::write_star_platform(spec), false, false),
+             Catch::Contains("flows posted apart in a mirror of classes, or one SimGrid runs"));
 }
 
 TEST_CASE("mirrored lanes: a flow bound by a fat pipe on its route leaves the rest of a shared link to the others")
