@@ -639,6 +639,7 @@ public:
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
   /** Any choice's (the phase mirrors every size's calls together). */
   bool posts_apart(Group& group) const override;
+  bool concurrent_flows(Group& group) const override;
 
 private:
   std::vector<Choice> choices_;
@@ -664,6 +665,7 @@ public:
   /** The one rule's for this group (the choice depends on the group alone). */
   std::unique_ptr<StreamProgram> stream_program(Group& group) const override;
   bool posts_apart(Group& group) const override;
+  bool concurrent_flows(Group& group) const override;
 
 private:
   std::vector<Rule> rules_;
@@ -687,6 +689,7 @@ public:
   void drive(Group& group, std::uint64_t bytes) const override;
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
   bool posts_apart(Group& group) const override { return inner_->posts_apart(group); }
+  bool concurrent_flows(Group& group) const override { return inner_->concurrent_flows(group); }
   /** The inner algorithm's, every member sleeping the call cost first (StreamProgram::add_call_cost), as drive()
    *  delays each member's start by it. */
   std::unique_ptr<StreamProgram> stream_program(Group& group) const override;

@@ -76,9 +76,20 @@ bool SizeSwitch::posts_apart(Group& group) const
                      [&](const Choice& c) { return c.collective->posts_apart(group); });
 }
 
+bool SizeSwitch::concurrent_flows(Group& group) const
+{
+  return std::any_of(choices_.begin(), choices_.end(),
+                     [&](const Choice& c) { return c.collective->concurrent_flows(group); });
+}
+
 bool RankSwitch::posts_apart(Group& group) const
 {
   return by_ranks(rules_, group).posts_apart(group);
+}
+
+bool RankSwitch::concurrent_flows(Group& group) const
+{
+  return by_ranks(rules_, group).concurrent_flows(group);
 }
 
 void RankSwitch::allreduce(Group& group, int self, std::uint64_t bytes) const
