@@ -477,7 +477,9 @@ public:
   bool flow_plan(Group& group, std::uint64_t bytes) const override;
   bool drivable(Group& group, std::uint64_t bytes) const override;
   /** The flow form's calls: the gather, the inter algorithm's among the leaders, the scatter; none where the flow form
-   *  is not taken or the inter algorithm lists none. */
+   *  is not taken or the inter algorithm lists none, nor under Fidelity::Auto with an inter algorithm it takes only
+   *  where exact (FlowForm::WhenExact) under a stack's or a message's costs (the gather's lock step is a model there).
+   */
   std::vector<std::vector<Flow>> flow_calls(Group& group, std::uint64_t bytes) const override;
   bool concurrent_flows(Group& group) const override;
   /** Where members' sends cost time (a message overhead, a stack): the gather and scatter (CommWorld::send_cost_s per

@@ -1079,6 +1079,8 @@ int CommWorld::driver_channel() const
 void CommWorld::run_staggered(const std::vector<Flow>& flows, const std::vector<double>& after)
 {
   if (mirror_) { // every lane's flows are all the network carries: computed, or not mirrored (Collective::posts_apart)
+    if (flows.empty())
+      return;
     if (!computed() || mirror_->classes) // a class's representative would stand for flows posted at other instants
       throw std::logic_error("mirrored lanes: flows posted apart in a mirror of classes, or one SimGrid runs "
                              "(run_staggered)");
@@ -1316,7 +1318,7 @@ void CommWorld::Fluid::wait(Waiter& self)
     return; // every flow has ended already
   self.asleep = true;
   if (!std::isfinite(net.next_event()))
-    throw Error("internal: a mirrored flow never ends (CommWorld::run_fluid)");
+    throw Error("internal: a mirrored flow never ends (CommWorld::run_fluid, run_fluid_staggered)");
   self.wake->acquire(); // until process() wakes it, or its release if it has already
 }
 

@@ -581,12 +581,14 @@ std::vector<std::vector<Flow>> Hierarchical::flow_calls(Group& g, std::uint64_t 
   std::vector<std::vector<Flow>> calls;
   if (g.size() <= 1)
     return calls;
-  // Posted apart, the gather and scatter run in lock step (each leader pays its receive overheads after its node's
-  // last message has landed, where the message level pays each as it lands): a model, 0.13 % off the message level
-  // for hier over rd under mpi-verbs with two streams on 128 DGX-1 nodes. An inter algorithm that Fidelity::Auto takes
-  // only where exact keeps the message level there (no mirror: its exact form needs one).
+  // Under a stack's or a message's costs the gather and scatter run in lock step (each leader pays its receive
+  // overheads after its node's last message has landed, where the message level pays each as it lands; a member starts
+  // its next send with the others, where the message level starts it when its own message has landed): a model, 0.13 %
+  // off the message level for hier over rd under mpi-verbs with two streams on 128 DGX-1 nodes. An inter algorithm that
+  // Fidelity::Auto takes only where exact keeps the message level there (no mirror: its exact form needs one).
   const CollectiveOptions& o = g.options();
-  if (o.fidelity == Fidelity::Auto && entry(o.inter_algorithm).flow == FlowForm::WhenExact && posts_apart(g))
+  if (o.fidelity == Fidelity::Auto && entry(o.inter_algorithm).flow == FlowForm::WhenExact &&
+      (o.msg_overhead_s > 0 || !o.stack.ideal()))
     return calls;
   if (!drivable(g, bytes))
     return calls;
@@ -609,7 +611,7 @@ bool Hierarchical::posts_apart(Group& g) const
     return false;
   const CollectiveOptions& o = g.options();
   Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
-  return o.msg_overhead_s > 0 || !o.stack.ideal() ||
+  return o.msg_overhead_s > 0 || o.stack.sends_cost() ||
          (layout.leaders->size() > 1 && inter_->posts_apart(*layout.leaders));
 }
 

@@ -75,6 +75,9 @@ struct StackProfile {
            call_copy_s_per_byte == 0 && latency_factor.empty() && bandwidth_factor.empty() &&
            rendezvous_above_bytes == 0;
   }
+  /** True when a sender pays time before each message (CommWorld::send_cost_s: its overhead, its copy, a rendezvous
+   *  round trip), so that one sender's messages leave one after the other. */
+  bool sends_cost() const { return send_overhead_s > 0 || copy_s_per_byte > 0 || rendezvous_above_bytes > 0; }
   /** True when a message of `bytes` waits for a rendezvous round trip before it is sent. */
   bool rendezvous(std::uint64_t bytes) const { return rendezvous_above_bytes > 0 && bytes > rendezvous_above_bytes; }
 };

@@ -83,8 +83,9 @@ std::vector<Flow> server_flows(Group& g, int server, std::uint64_t bytes, bool p
 /** From a helper actor: runs `flows`, flow i posted `at[i]` seconds from now, and returns when all have landed. `alone`
  *  (its flows are all the network carries: one server's, in a solo world): all posted at once without size factors,
  *  CommWorld::run_alike (computed where alike); otherwise CommWorld::run_incast (computed where the flows share one
- *  narrowest link). Otherwise in order of time (the helper's own flows: other servers' helpers post theirs
- *  meanwhile). */
+ *  narrowest link). Otherwise in order of time (the helper's own flows: other servers' helpers, or other lanes, post
+ *  theirs meanwhile), computed in a mirrored world's network (CommWorld::run_staggered, ParameterServer::posts_apart).
+ */
 void posted_in_order(CommWorld& world, const std::vector<Flow>& flows, const std::vector<double>& at, bool alone)
 {
   const auto& stack = world.options().stack;
@@ -212,7 +213,7 @@ bool ParameterServer::concurrent_flows(Group& g) const
 
 bool ParameterServer::posts_apart(Group& g) const
 {
-  return g.options().msg_overhead_s > 0 || !g.options().stack.ideal();
+  return g.options().msg_overhead_s > 0 || g.options().stack.sends_cost();
 }
 
 bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const

@@ -351,8 +351,9 @@ private:
     }
   }
 
-  /** Mirrors the lanes (CommWorld::set_mirror) when the collective says which run_flows calls each tensor's plan
-   *  makes (Collective::flow_calls; every lane's group has the same members). */
+  /** Mirrors the lanes (CommWorld::set_mirror) when the collective says which run_flows (or run_staggered:
+   *  Collective::posts_apart) calls each tensor's plan makes (Collective::flow_calls; every lane's group has the same
+   *  members). */
   void mirror_lanes()
   {
     std::vector<std::vector<collectives::Flow>> calls;

@@ -70,3 +70,21 @@ TEST_CASE("host staging: the PCIe part of the copy is at most the copy, and only
   CHECK_FALSE(stack::load_stack("nccl").profile.host_staged);
   CHECK(stack::load_stack("mpi-verbs").profile.host_staged);
 }
+
+TEST_CASE("a stack makes senders post apart only where each message costs its sender time")
+{
+  // CommWorld::send_cost_s: a send overhead, a copy per byte, a rendezvous round trip. A receive overhead, a per-call
+  // cost or size factors leave a sender's messages together (ParameterServer::posts_apart, Hierarchical::posts_apart).
+  const std::string head = "schema_version: 1 name: \"x\" ";
+  auto sends_cost = [&](const std::string& fields) {
+    return stack::parse_stack(head + fields, "p").profile.sends_cost();
+  };
+  CHECK(sends_cost("send_overhead_s: 1e-6"));
+  CHECK(sends_cost("copy_s_per_byte: 1e-10"));
+  CHECK(sends_cost("rendezvous_above_bytes: 65536"));
+  CHECK_FALSE(sends_cost("recv_overhead_s: 1e-6"));
+  CHECK_FALSE(sends_cost("call_overhead_s: 1e-6"));
+  CHECK_FALSE(sends_cost("latency_factor { above_bytes: 0 value: 2 }"));
+  CHECK_FALSE(stack::load_stack("ideal").profile.sends_cost());
+  CHECK(stack::load_stack("openmpi-tcp").profile.sends_cost());
+}
