@@ -149,10 +149,19 @@ void FluidNetwork::begin_sharing(std::size_t id)
       f.slots[k] = static_cast<std::uint32_t>(on.size());
       on.emplace_back(id, k);
     }
-    if (f.links.empty())
+    if (f.links.empty()) {
       alone_.push_back(id);
-    else
+    } else {
+      bool meets_group = false;
+      if (group_.active)
+        for (std::uint32_t l : f.links)
+          meets_group = meets_group || (l < group_count_.size() && group_count_[l] > 0);
+      if (meets_group && group_join(id))
+        return; // its share is the group's: nothing else changes
+      if (meets_group)
+        dissolve(); // another flow on its members' links: the component solved again, as any
       note_changed(f);
+    }
   }
   stale_ = true;
 }
@@ -161,6 +170,8 @@ void FluidNetwork::finish(std::size_t id, double e)
 {
   Flow& f = flows_[id];
   const bool was_sharing = f.state == State::Sharing;
+  const bool was_grouped = f.grouped;
+  f.grouped = false;
   f.state = State::Done;
   unschedule(id);
   f.left = 0;
@@ -178,6 +189,10 @@ void FluidNetwork::finish(std::size_t id, double e)
       flows_[on[slot].first].slots[on[slot].second] = slot;
       on.pop_back();
     }
+    if (was_grouped && group_leave(id))
+      return; // the others' share is the group's new one
+    if (was_grouped)
+      dissolve();
     // Its links, not its id: a caller may release it and start another in its slot before the next solve.
     note_changed(f);
   }
@@ -210,6 +225,10 @@ void FluidNetwork::restart()
   changed_links_.clear();
   alone_.clear();
   live_.clear();
+  group_ = Group{};
+  for (std::uint32_t l : group_links_)
+    group_count_[l] = 0;
+  group_links_.clear();
   started_ = 0;
   now_ = 0;
   stale_ = false;
@@ -333,8 +352,8 @@ void FluidNetwork::solve()
   }
   alone_.clear();
   for (std::uint32_t from : changed_links_) {
-    if (link_seen_[from] == seen_stamp_)
-      continue;
+    if (link_seen_[from] == seen_stamp_ || (from < group_count_.size() && group_count_[from] > 0))
+      continue; // (a group's links: the group keeps its share itself)
     link_seen_[from] = seen_stamp_;
     component.clear();
     link_stack_.assign(1, from);
@@ -345,6 +364,8 @@ void FluidNetwork::solve()
         if (flow_seen_[id] == seen_stamp_)
           continue;
         flow_seen_[id] = seen_stamp_;
+        if (flows_[id].grouped)
+          throw Error("internal: FluidNetwork's group met a flow outside it on a link");
         component.push_back(id);
         for (std::uint32_t next : flows_[id].links)
           if (link_seen_[next] != seen_stamp_) {
@@ -403,6 +424,216 @@ void FluidNetwork::resolve(std::vector<std::size_t>& flows)
     else
       unschedule(id);
   }
+  if (by_components_ && !group_.active && flows.size() >= kGroupMin)
+    try_group(flows);
+}
+
+double FluidNetwork::group_rate(std::size_t members) const
+{
+  const double weights = double(members) / group_.penalty; // fill(): a link's level over one penalty
+  return capacity_[group_.link] / weights / group_.penalty;
+}
+
+void FluidNetwork::group_catch_up()
+{
+  group_.done += group_.rate * (now_ - group_.done_at);
+  group_.done_at = now_;
+}
+
+bool FluidNetwork::group_room(double rate)
+{
+  auto& room = group_.room;
+  auto later = std::greater<>();
+  while (!room.empty()) { // entries of counts since changed are stale
+    const auto [level, l] = room.front();
+    if (group_count_[l] > 0 && level == capacity_[l] / double(group_count_[l]))
+      break;
+    std::pop_heap(room.begin(), room.end(), later);
+    room.pop_back();
+  }
+  auto& bounds = group_.bounds;
+  while (!bounds.empty()) {
+    const auto [bound, id] = bounds.front();
+    if (flows_[id].grouped && flows_[id].bound == bound)
+      break;
+    std::pop_heap(bounds.begin(), bounds.end(), later);
+    bounds.pop_back();
+  }
+  return (room.empty() || room.front().first >= rate) && (bounds.empty() || bounds.front().first >= rate);
+}
+
+void FluidNetwork::group_schedule()
+{
+  if (flows_[group_.next].grouped)
+    unschedule(group_.next);
+  if (group_.members == 0)
+    return;
+  const auto [target, id] = group_.targets.front();
+  group_.next = id;
+  schedule(id, group_.done_at + std::max(0.0, target - group_.done) / group_.rate);
+}
+
+void FluidNetwork::try_group(const std::vector<std::size_t>& component)
+{
+  // The fill's result: every flow at one share, of one penalty, all crossing one link once whose capacity that share
+  // fills (so it fixed them all; no other link or bound held one lower).
+  const Flow& first = flows_[component.front()];
+  const double rate = first.rate;
+  if (!(rate > 0) || !std::isfinite(rate))
+    return;
+  for (std::size_t id : component)
+    if (flows_[id].rate != rate || flows_[id].penalty != first.penalty)
+      return;
+  std::uint32_t link = kNone; // the narrowest link every flow crosses
+  for (std::uint32_t l : first.links)
+    if (on_link_[l].size() == component.size() && (link == kNone || capacity_[l] < capacity_[link]))
+      link = l;
+  if (link == kNone)
+    return;
+  for (std::size_t id : component)
+    if (std::count(flows_[id].links.begin(), flows_[id].links.end(), link) != 1)
+      return;
+  group_.link = link;
+  group_.penalty = first.penalty;
+  if (std::fabs(group_rate(component.size()) - rate) > 1e-12 * rate)
+    return;
+  group_.active = true;
+  group_.rate = rate;
+  group_.done = 0;
+  group_.done_at = now_;
+  group_.members = component.size();
+  group_.targets.clear();
+  group_.room.clear();
+  group_.bounds.clear();
+  if (group_count_.size() < capacity_.size())
+    group_count_.resize(capacity_.size(), 0);
+  for (std::size_t id : component) {
+    Flow& f = flows_[id];
+    unschedule(id);
+    f.grouped = true;
+    f.target = std::max(0.0, f.left - f.rate * (now_ - f.since)); // its work left now: done starts at 0
+    group_.targets.emplace_back(f.target, id);
+    if (f.bound > 0)
+      group_.bounds.emplace_back(f.bound, id);
+    for (std::uint32_t l : f.links)
+      if (group_count_[l]++ == 0)
+        group_links_.push_back(l);
+  }
+  for (std::uint32_t l : group_links_)
+    if (l != link)
+      group_.room.emplace_back(capacity_[l] / double(group_count_[l]), l);
+  auto later = std::greater<>();
+  std::make_heap(group_.targets.begin(), group_.targets.end(), later);
+  std::make_heap(group_.room.begin(), group_.room.end(), later);
+  std::make_heap(group_.bounds.begin(), group_.bounds.end(), later);
+  group_.next = group_.targets.front().second;
+  ++groups_;
+  grouped_ += component.size();
+  group_schedule();
+}
+
+bool FluidNetwork::group_join(std::size_t id)
+{
+  Flow& f = flows_[id];
+  if (f.penalty != group_.penalty || std::count(f.links.begin(), f.links.end(), group_.link) != 1)
+    return false;
+  const double rate = group_rate(group_.members + 1);
+  if (group_count_.size() < capacity_.size())
+    group_count_.resize(capacity_.size(), 0);
+  for (std::size_t k = 0; k < f.links.size(); ++k) {
+    const std::uint32_t l = f.links[k];
+    if (l == group_.link)
+      continue;
+    if (std::count(f.links.begin(), f.links.end(), l) != 1 || on_link_[l].size() != group_count_[l] + 1 ||
+        capacity_[l] / double(group_count_[l] + 1) < rate)
+      return false; // another flow on it, or it would bind
+  }
+  if (f.bound > 0 && f.bound < rate)
+    return false;
+  // The members' other links and bounds keep their room: the share falls.
+  group_catch_up();
+  group_.rate = rate;
+  ++group_.members;
+  ++grouped_;
+  f.grouped = true;
+  f.target = group_.done + f.left;
+  auto later = std::greater<>();
+  group_.targets.emplace_back(f.target, id);
+  std::push_heap(group_.targets.begin(), group_.targets.end(), later);
+  if (f.bound > 0) {
+    group_.bounds.emplace_back(f.bound, id);
+    std::push_heap(group_.bounds.begin(), group_.bounds.end(), later);
+  }
+  for (std::uint32_t l : f.links) {
+    if (group_count_[l]++ == 0)
+      group_links_.push_back(l);
+    if (l != group_.link) {
+      group_.room.emplace_back(capacity_[l] / double(group_count_[l]), l);
+      std::push_heap(group_.room.begin(), group_.room.end(), later);
+    }
+  }
+  group_schedule();
+  return true;
+}
+
+bool FluidNetwork::group_leave(std::size_t id)
+{
+  // `id` is off its links' lists, no longer grouped (finish). It must be the lowest target (its end is the group's
+  // next event).
+  auto later = std::greater<>();
+  group_catch_up();
+  if (group_.targets.empty() || group_.targets.front().second != id)
+    return false;
+  std::pop_heap(group_.targets.begin(), group_.targets.end(), later);
+  group_.targets.pop_back();
+  --group_.members;
+  for (std::uint32_t l : flows_[id].links) {
+    --group_count_[l];
+    if (l != group_.link && group_count_[l] > 0) {
+      group_.room.emplace_back(capacity_[l] / double(group_count_[l]), l);
+      std::push_heap(group_.room.begin(), group_.room.end(), later);
+    }
+  }
+  if (group_.members == 0) {
+    group_.active = false;
+    group_links_.clear();
+    group_.room.clear();
+    group_.bounds.clear();
+    return true;
+  }
+  const double rate = group_rate(group_.members);
+  if (!group_room(rate))
+    return false;
+  group_.rate = rate;
+  group_schedule();
+  return true;
+}
+
+void FluidNetwork::dissolve()
+{
+  // Each member's work left now, at the group's share since it was last set; the next solve finds the component from
+  // their links and solves it as any other (a member whose share stays keeps the end scheduled here).
+  group_catch_up();
+  for (const auto& [target, id] : group_.targets) {
+    Flow& f = flows_[id];
+    if (!f.grouped)
+      continue;
+    f.grouped = false;
+    f.left = std::max(0.0, target - group_.done);
+    f.since = now_;
+    f.rate = group_.rate;
+    schedule(id, now_ + f.left / f.rate);
+    note_changed(f);
+  }
+  for (std::uint32_t l : group_links_)
+    group_count_[l] = 0;
+  group_links_.clear();
+  group_.targets.clear();
+  group_.room.clear();
+  group_.bounds.clear();
+  group_.members = 0;
+  group_.active = false;
+  stale_ = true;
 }
 
 bool FluidNetwork::solved_before(std::vector<std::size_t>& sharing)

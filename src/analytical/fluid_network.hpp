@@ -131,7 +131,10 @@ public:
   /** Forgets a flow that is done: its id may be given to a later flow. */
   void release(std::size_t id);
   /** The current share of flow `id` (bytes/s of work; 0 while it waits its latency). */
-  double rate(std::size_t id) const { return flows_[id].rate; }
+  double rate(std::size_t id) const { return flows_[id].grouped ? group_.rate : flows_[id].rate; }
+  /** By components: flows that joined a processor-sharing group so far (Group), and groups made. */
+  std::size_t grouped() const { return grouped_; }
+  std::size_t groups() const { return groups_; }
   /** The hash solve() files a set of sorted tags under (FNV-1a; public for the test that makes two sets collide). */
   static std::uint64_t hash_tags(const std::vector<std::uint64_t>& tags);
   /** Progressive fillings run so far (the others were found computed: solve()). */
@@ -161,6 +164,8 @@ private:
     double rate = 0;
     double due = 0; ///< as one set (not by components): when it ends at its share (+inf: it gets none), off the heap
     double end = 0;
+    bool grouped = false; ///< a member of group_: its work is group_'s, its end `target` (in group_.done units)
+    double target = 0;
   };
   /** Processes, at time e, every event due up to e + kSimultaneous (advance, step). */
   void happen(double e);
@@ -249,6 +254,53 @@ private:
   std::vector<std::size_t> component_order_; ///< solved_before()'s: the flows as given
   std::vector<double> old_rates_;
   bool by_components_ = false;
+
+  /** @brief By components: a processor-sharing group, a component of at least kGroupMin flows of one penalty that all
+   *  cross one link, `link`, which fixes every one of them at one share (no other link of theirs, and no bound, lower).
+   *  Max-min then gives every member the same share, link's capacity over the members, however many come and go, as
+   *  long as each newcomer crosses that link too and nothing else binds: a flow's end is where the work every member
+   *  has done since the group began (`done`, rising at the share) reaches its target, one heap keyed by targets that a
+   *  change of share leaves in order. A join or an end is then O(log n), where a fill of the component is O(n) (a
+   *  parameter server's pulls posted one after the other: every post and every end re-solved the server's flows,
+   *  O(P^2) per aggregation). Made from a fill's result (resolve), kept while each join and end checks the other
+   *  links' room and the members' bounds against the new share, dissolved into per-flow shares (the component solved
+   *  again) where a check fails or a flow that does not cross `link` meets a member's link. One group at a time. */
+  struct Group {
+    bool active = false;
+    std::uint32_t link = 0;
+    double penalty = 1;
+    double rate = 0; ///< every member's share
+    double done = 0; ///< each member's work done since the group began, at time `done_at`
+    double done_at = 0;
+    std::size_t members = 0;
+    std::vector<std::pair<double, std::size_t>> targets; ///< min-heap (target, flow)
+    /// lazy min-heaps: (capacity / members crossing it, link) of its other links, (bound, flow) of its members
+    std::vector<std::pair<double, std::uint32_t>> room;
+    std::vector<std::pair<double, std::size_t>> bounds;
+    std::size_t next = 0; ///< the member on events_ (the lowest target), when members > 0
+  };
+  static constexpr std::size_t kGroupMin = 64;
+  Group group_;
+  std::vector<std::uint32_t> group_count_; ///< per link: group_'s members crossing it (0: not one of its links)
+  std::vector<std::uint32_t> group_links_; ///< the links whose group_count_ is not 0 (and some whose count fell to 0)
+  std::size_t grouped_ = 0, groups_ = 0;
+  /** Makes `component` (just solved) a group where it is one (Group). */
+  void try_group(const std::vector<std::size_t>& component);
+  /** The share of `members` flows on group_.link, as fill() computes a link's level over one penalty. */
+  double group_rate(std::size_t members) const;
+  /** group_.done brought to now_. */
+  void group_catch_up();
+  /** True when no other link and no member's bound holds group_'s members below `rate` (stale heap entries dropped). */
+  bool group_room(double rate);
+  /** Schedules group_'s lowest target on events_. */
+  void group_schedule();
+  /** Flow `id` (sharing from now, on its links' lists) joins group_: true, or false (nothing changed). */
+  bool group_join(std::size_t id);
+  /** Member `id` ends now (finish): false where the group must be dissolved instead (not its lowest target, or the
+   *  share the others would get does not hold). */
+  bool group_leave(std::size_t id);
+  /** Every member back to its own share and end (the group's), its links noted changed for the next solve. */
+  void dissolve();
 
   std::vector<Flow> flows_;
   std::vector<std::size_t> free_;

@@ -1286,6 +1286,11 @@ CommWorld::Fluid& CommWorld::fluid_ready()
     fluid_->host = hosts_.front();
     fluid_->tag = tag_;
   }
+  // A mirror without classes (flows posted apart) solves by components: a parameter server's pulls, one component
+  // whatever else is in flight, become one processor-sharing group (analytical::FluidNetwork, Group). Set while no
+  // flow is in flight (set_mirror needs none).
+  if (!fluid_in_flight())
+    fluid_->net.solve_by_components(mirror_ && !mirror_->classes);
   if (fluid_->links_known < link_ids_.size()) { // every link numbered so far: its capacity, once
     for (const auto& [link, id] : link_ids_)
       fluid_->net.set_capacity(id, link->get_bandwidth());

@@ -719,3 +719,70 @@ TEST_CASE("fluid network: the shares' cache forgets every set at once past 4,096
   big_round({1, 2});
   CHECK(big.fills() == fills + 1); // forgotten
 }
+
+namespace {
+/** 100 flows over link 0 (1e9 B/s), each also over its own link (1 + i, 1e9 B/s) and a link of four (1000 + i / 4,
+ *  3e8 B/s), posted 1 us apart, 1e5 B each; with `intruder`, one more flow at 85 us over
+ *  flow 7's own link only. Every flow's end, solved by components (processor-sharing groups) or as one set. */
+std::vector<double> star_ends(bool by_components, bool intruder, std::size_t* groups = nullptr,
+                              std::size_t* grouped = nullptr)
+{
+  Net net;
+  net.solve_by_components(by_components);
+  for (std::uint32_t l = 0; l < 1100; ++l)
+    net.set_capacity(l, l < 1000 ? 1e9 : 3e8);
+  std::vector<std::size_t> ids;
+  for (std::uint32_t i = 0; i < 100; ++i) {
+    const double t = 1e-6 * i;
+    net.advance(t);
+    ids.push_back(net.start(t, spec({0, 1 + i, 1000 + i / 4}, 1e5)));
+    if (intruder && i == 85)
+      ids.push_back(net.start(t, spec({1 + 7}, 1e5)));
+  }
+  run(net, ids);
+  std::vector<double> ends;
+  for (std::size_t id : ids)
+    ends.push_back(net.end(id));
+  if (groups != nullptr)
+    *groups = net.groups();
+  if (grouped != nullptr)
+    *grouped = net.grouped();
+  return ends;
+}
+} // namespace
+
+TEST_CASE("fluid network: flows posted one after the other over one link share it as a group, as the set solved whole")
+{
+  // With n flows on link 0 each gets 1e9 / n there, and 3e8 / 4 = 7.5e7 on a full link of four: link 0 binds while
+  // n >= 14. A processor-sharing group from the 64th flow on (FluidNetwork::Group), each later one joining it, each end
+  // leaving it, until 13 are left and the links of four would bind (dissolved: the component solved again, the links
+  // of four now the bottlenecks). The whole set, solved as one at every event, gives the same ends.
+  std::size_t groups = 0, grouped = 0;
+  const std::vector<double> by_groups = star_ends(true, false, &groups, &grouped);
+  const std::vector<double> whole = star_ends(false, false);
+  REQUIRE(by_groups.size() == whole.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    INFO("flow " << i);
+    CHECK(by_groups[i] == Approx(whole[i]).epsilon(1e-12));
+  }
+  CHECK(groups >= 1);
+  CHECK(grouped >= 100); // 64 made it, 36 joined
+  // By hand: the first flow runs alone 1 us (1e3 B at 1e9), then shares; all 100 are in flight until the first ends
+  // (1e5 B each, far more than a microsecond's worth): the last to start ends last.
+  CHECK(*std::max_element(whole.begin(), whole.end()) == whole.back());
+}
+
+TEST_CASE("fluid network: a flow that meets a group's member off the group's link dissolves it, the shares as before")
+{
+  // The star above with a flow at 85 us over flow 7's own link only: it does not cross link 0, so it cannot join the
+  // group; the group is dissolved and its component solved as any (flow 7 and it share link 8).
+  std::size_t groups = 0;
+  const std::vector<double> by_groups = star_ends(true, true, &groups);
+  const std::vector<double> whole = star_ends(false, true);
+  REQUIRE(by_groups.size() == whole.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    INFO("flow " << i);
+    CHECK(by_groups[i] == Approx(whole[i]).epsilon(1e-12));
+  }
+  CHECK(groups >= 2); // made again after the dissolution
+}
