@@ -226,8 +226,10 @@ void FluidNetwork::restart()
   alone_.clear();
   live_.clear();
   group_ = Group{};
-  for (std::uint32_t l : group_links_)
+  for (std::uint32_t l : group_links_) {
     group_count_[l] = 0;
+    group_listed_[l] = 0;
+  }
   group_links_.clear();
   started_ = 0;
   now_ = 0;
@@ -462,6 +464,50 @@ bool FluidNetwork::group_room(double rate)
   return (room.empty() || room.front().first >= rate) && (bounds.empty() || bounds.front().first >= rate);
 }
 
+void FluidNetwork::group_count(std::uint32_t l, bool joined)
+{
+  group_count_[l] = joined ? group_count_[l] + 1 : group_count_[l] - 1;
+  if (joined && !group_listed_[l]) {
+    group_listed_[l] = 1;
+    group_links_.push_back(l);
+  }
+  if (l == group_.link || group_count_[l] == 0)
+    return;
+  // A member's share never exceeds the group's link alone: a link with that much room per member never binds.
+  auto later = std::greater<>();
+  auto& room = group_.room;
+  const double level = capacity_[l] / double(group_count_[l]);
+  if (level >= capacity_[group_.link])
+    return;
+  room.emplace_back(level, l);
+  std::push_heap(room.begin(), room.end(), later);
+  if (room.size() > 2 * group_links_.size() + 64) { // mostly stale: afresh from the counts
+    room.clear();
+    for (std::uint32_t k : group_links_)
+      if (k != group_.link && group_count_[k] > 0 && capacity_[k] / double(group_count_[k]) < capacity_[group_.link])
+        room.emplace_back(capacity_[k] / double(group_count_[k]), k);
+    std::make_heap(room.begin(), room.end(), later);
+  }
+}
+
+void FluidNetwork::group_bound(std::size_t id)
+{
+  const double bound = flows_[id].bound;
+  if (!(bound > 0) || bound >= capacity_[group_.link])
+    return; // never below the share
+  auto later = std::greater<>();
+  auto& bounds = group_.bounds;
+  bounds.emplace_back(bound, id);
+  std::push_heap(bounds.begin(), bounds.end(), later);
+  if (bounds.size() > 2 * group_.members + 64) { // mostly stale: afresh from the members
+    bounds.clear();
+    for (const auto& [target, m] : group_.targets)
+      if (flows_[m].grouped && flows_[m].bound > 0 && flows_[m].bound < capacity_[group_.link])
+        bounds.emplace_back(flows_[m].bound, m);
+    std::make_heap(bounds.begin(), bounds.end(), later);
+  }
+}
+
 void FluidNetwork::group_schedule()
 {
   if (flows_[group_.next].grouped)
@@ -505,27 +551,22 @@ void FluidNetwork::try_group(const std::vector<std::size_t>& component)
   group_.targets.clear();
   group_.room.clear();
   group_.bounds.clear();
-  if (group_count_.size() < capacity_.size())
+  if (group_count_.size() < capacity_.size()) {
     group_count_.resize(capacity_.size(), 0);
+    group_listed_.resize(capacity_.size(), 0);
+  }
   for (std::size_t id : component) {
     Flow& f = flows_[id];
     unschedule(id);
     f.grouped = true;
     f.target = std::max(0.0, f.left - f.rate * (now_ - f.since)); // its work left now: done starts at 0
     group_.targets.emplace_back(f.target, id);
-    if (f.bound > 0)
-      group_.bounds.emplace_back(f.bound, id);
+    group_bound(id);
     for (std::uint32_t l : f.links)
-      if (group_count_[l]++ == 0)
-        group_links_.push_back(l);
+      group_count(l, true);
   }
-  for (std::uint32_t l : group_links_)
-    if (l != link)
-      group_.room.emplace_back(capacity_[l] / double(group_count_[l]), l);
   auto later = std::greater<>();
   std::make_heap(group_.targets.begin(), group_.targets.end(), later);
-  std::make_heap(group_.room.begin(), group_.room.end(), later);
-  std::make_heap(group_.bounds.begin(), group_.bounds.end(), later);
   group_.next = group_.targets.front().second;
   ++groups_;
   grouped_ += component.size();
@@ -538,8 +579,10 @@ bool FluidNetwork::group_join(std::size_t id)
   if (f.penalty != group_.penalty || std::count(f.links.begin(), f.links.end(), group_.link) != 1)
     return false;
   const double rate = group_rate(group_.members + 1);
-  if (group_count_.size() < capacity_.size())
+  if (group_count_.size() < capacity_.size()) {
     group_count_.resize(capacity_.size(), 0);
+    group_listed_.resize(capacity_.size(), 0);
+  }
   for (std::size_t k = 0; k < f.links.size(); ++k) {
     const std::uint32_t l = f.links[k];
     if (l == group_.link)
@@ -560,18 +603,9 @@ bool FluidNetwork::group_join(std::size_t id)
   auto later = std::greater<>();
   group_.targets.emplace_back(f.target, id);
   std::push_heap(group_.targets.begin(), group_.targets.end(), later);
-  if (f.bound > 0) {
-    group_.bounds.emplace_back(f.bound, id);
-    std::push_heap(group_.bounds.begin(), group_.bounds.end(), later);
-  }
-  for (std::uint32_t l : f.links) {
-    if (group_count_[l]++ == 0)
-      group_links_.push_back(l);
-    if (l != group_.link) {
-      group_.room.emplace_back(capacity_[l] / double(group_count_[l]), l);
-      std::push_heap(group_.room.begin(), group_.room.end(), later);
-    }
-  }
+  group_bound(id);
+  for (std::uint32_t l : f.links)
+    group_count(l, true);
   group_schedule();
   return true;
 }
@@ -587,15 +621,12 @@ bool FluidNetwork::group_leave(std::size_t id)
   std::pop_heap(group_.targets.begin(), group_.targets.end(), later);
   group_.targets.pop_back();
   --group_.members;
-  for (std::uint32_t l : flows_[id].links) {
-    --group_count_[l];
-    if (l != group_.link && group_count_[l] > 0) {
-      group_.room.emplace_back(capacity_[l] / double(group_count_[l]), l);
-      std::push_heap(group_.room.begin(), group_.room.end(), later);
-    }
-  }
+  for (std::uint32_t l : flows_[id].links)
+    group_count(l, false);
   if (group_.members == 0) {
     group_.active = false;
+    for (std::uint32_t l : group_links_)
+      group_listed_[l] = 0; // (every count back to 0)
     group_links_.clear();
     group_.room.clear();
     group_.bounds.clear();
@@ -625,8 +656,10 @@ void FluidNetwork::dissolve()
     schedule(id, now_ + f.left / f.rate);
     note_changed(f);
   }
-  for (std::uint32_t l : group_links_)
+  for (std::uint32_t l : group_links_) {
     group_count_[l] = 0;
+    group_listed_[l] = 0;
+  }
   group_links_.clear();
   group_.targets.clear();
   group_.room.clear();

@@ -282,7 +282,8 @@ private:
   static constexpr std::size_t kGroupMin = 64;
   Group group_;
   std::vector<std::uint32_t> group_count_; ///< per link: group_'s members crossing it (0: not one of its links)
-  std::vector<std::uint32_t> group_links_; ///< the links whose group_count_ is not 0 (and some whose count fell to 0)
+  std::vector<std::uint32_t> group_links_; ///< every link a member crossed since the group began, once each
+  std::vector<char> group_listed_;         ///< per link: in group_links_
   std::size_t grouped_ = 0, groups_ = 0;
   /** Makes `component` (just solved) a group where it is one (Group). */
   void try_group(const std::vector<std::size_t>& component);
@@ -292,6 +293,11 @@ private:
   void group_catch_up();
   /** True when no other link and no member's bound holds group_'s members below `rate` (stale heap entries dropped). */
   bool group_room(double rate);
+  /** Link `l` crossed by one member more (`joined`) or one fewer: its count, its place in group_links_, and its room
+   *  where it could ever bind (below the group's link alone); the heap rebuilt when stale entries pile up. */
+  void group_count(std::uint32_t l, bool joined);
+  /** Member `id`'s bound on the bounds' heap where it could ever bind. */
+  void group_bound(std::size_t id);
   /** Schedules group_'s lowest target on events_. */
   void group_schedule();
   /** Flow `id` (sharing from now, on its links' lists) joins group_: true, or false (nothing changed). */
