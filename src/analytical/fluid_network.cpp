@@ -225,12 +225,8 @@ void FluidNetwork::restart()
   changed_links_.clear();
   alone_.clear();
   live_.clear();
+  end_group();
   group_ = Group{};
-  for (std::uint32_t l : group_links_) {
-    group_count_[l] = 0;
-    group_listed_[l] = 0;
-  }
-  group_links_.clear();
   started_ = 0;
   now_ = 0;
   stale_ = false;
@@ -471,20 +467,20 @@ void FluidNetwork::group_count(std::uint32_t l, bool joined)
     group_listed_[l] = 1;
     group_links_.push_back(l);
   }
-  if (l == group_.link || group_count_[l] == 0)
-    return;
   // A member's share never exceeds the group's link alone: a link with that much room per member never binds.
+  auto may_bind = [this](std::uint32_t k) {
+    return k != group_.link && group_count_[k] > 0 && capacity_[k] / double(group_count_[k]) < capacity_[group_.link];
+  };
+  if (!may_bind(l))
+    return;
   auto later = std::greater<>();
   auto& room = group_.room;
-  const double level = capacity_[l] / double(group_count_[l]);
-  if (level >= capacity_[group_.link])
-    return;
-  room.emplace_back(level, l);
+  room.emplace_back(capacity_[l] / double(group_count_[l]), l);
   std::push_heap(room.begin(), room.end(), later);
   if (room.size() > 2 * group_links_.size() + 64) { // mostly stale: afresh from the counts
     room.clear();
     for (std::uint32_t k : group_links_)
-      if (k != group_.link && group_count_[k] > 0 && capacity_[k] / double(group_count_[k]) < capacity_[group_.link])
+      if (may_bind(k))
         room.emplace_back(capacity_[k] / double(group_count_[k]), k);
     std::make_heap(room.begin(), room.end(), later);
   }
@@ -548,13 +544,7 @@ void FluidNetwork::try_group(const std::vector<std::size_t>& component)
   group_.done = 0;
   group_.done_at = now_;
   group_.members = component.size();
-  group_.targets.clear();
-  group_.room.clear();
-  group_.bounds.clear();
-  if (group_count_.size() < capacity_.size()) {
-    group_count_.resize(capacity_.size(), 0);
-    group_listed_.resize(capacity_.size(), 0);
-  }
+  size_group_tables(); // (its heaps and lists empty: end_group)
   for (std::size_t id : component) {
     Flow& f = flows_[id];
     unschedule(id);
@@ -579,10 +569,7 @@ bool FluidNetwork::group_join(std::size_t id)
   if (f.penalty != group_.penalty || std::count(f.links.begin(), f.links.end(), group_.link) != 1)
     return false;
   const double rate = group_rate(group_.members + 1);
-  if (group_count_.size() < capacity_.size()) {
-    group_count_.resize(capacity_.size(), 0);
-    group_listed_.resize(capacity_.size(), 0);
-  }
+  size_group_tables();
   for (std::size_t k = 0; k < f.links.size(); ++k) {
     const std::uint32_t l = f.links[k];
     if (l == group_.link)
@@ -624,12 +611,7 @@ bool FluidNetwork::group_leave(std::size_t id)
   for (std::uint32_t l : flows_[id].links)
     group_count(l, false);
   if (group_.members == 0) {
-    group_.active = false;
-    for (std::uint32_t l : group_links_)
-      group_listed_[l] = 0; // (every count back to 0)
-    group_links_.clear();
-    group_.room.clear();
-    group_.bounds.clear();
+    end_group();
     return true;
   }
   const double rate = group_rate(group_.members);
@@ -656,6 +638,12 @@ void FluidNetwork::dissolve()
     schedule(id, now_ + f.left / f.rate);
     note_changed(f);
   }
+  end_group();
+  stale_ = true;
+}
+
+void FluidNetwork::end_group()
+{
   for (std::uint32_t l : group_links_) {
     group_count_[l] = 0;
     group_listed_[l] = 0;
@@ -666,7 +654,14 @@ void FluidNetwork::dissolve()
   group_.bounds.clear();
   group_.members = 0;
   group_.active = false;
-  stale_ = true;
+}
+
+void FluidNetwork::size_group_tables()
+{
+  if (group_count_.size() < capacity_.size()) {
+    group_count_.resize(capacity_.size(), 0);
+    group_listed_.resize(capacity_.size(), 0);
+  }
 }
 
 bool FluidNetwork::solved_before(std::vector<std::size_t>& sharing)

@@ -307,6 +307,10 @@ private:
   bool group_leave(std::size_t id);
   /** Every member back to its own share and end (the group's), its links noted changed for the next solve. */
   void dissolve();
+  /** No group: every link's count and listing cleared, the heaps emptied. */
+  void end_group();
+  /** group_count_ and group_listed_ sized to every link with a capacity. */
+  void size_group_tables();
 
   std::vector<Flow> flows_;
   std::vector<std::size_t> free_;

@@ -308,8 +308,7 @@ void CommWorld::choose_representatives(const std::vector<Flow>& flows, const Pla
     if (posted_routes != nullptr)
       posted_routes->push_back(shape.routes[i]);
     if (posted_tags != nullptr) // the layout and the flow's place in it: its route, as run_fluid's tags need
-      posted_tags->push_back((std::uint64_t(mirror_->generation & 0xffff) << 48) |
-                             (std::uint64_t(shape.layout + 1) << 32) | std::uint64_t(i));
+      posted_tags->push_back(layout_tag(shape) | std::uint64_t(i));
   };
   if (mirror_) { // `shape`: the layout of `flows` (mirror_layout), its components those of the union
     for (std::size_t c = 0; c < components.size(); ++c) {
@@ -344,6 +343,11 @@ void CommWorld::choose_representatives(const std::vector<Flow>& flows, const Pla
     }
     first[c] = it->second;
   }
+}
+
+std::uint64_t CommWorld::layout_tag(const PlanShape& shape) const
+{
+  return (std::uint64_t(mirror_->generation & 0xffff) << 48) | (std::uint64_t(shape.layout + 1) << 32);
 }
 
 void CommWorld::drop_mirror()
@@ -1076,6 +1080,18 @@ int CommWorld::driver_channel() const
   return driver == driver_channel_.end() ? 0 : driver->second;
 }
 
+namespace {
+/** The places of `after` in order of their offsets, equal offsets in their order (run_staggered posts them so). */
+std::vector<std::size_t> in_posting_order(const std::vector<double>& after)
+{
+  std::vector<std::size_t> order(after.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return after[a] < after[b]; });
+  return order;
+}
+} // namespace
+
 void CommWorld::run_staggered(const std::vector<Flow>& flows, const std::vector<double>& after)
 {
   if (mirror_) { // every lane's flows are all the network carries: computed, or not mirrored (Collective::posts_apart)
@@ -1087,10 +1103,7 @@ void CommWorld::run_staggered(const std::vector<Flow>& flows, const std::vector<
     run_fluid_staggered(flows, after);
     return;
   }
-  std::vector<std::size_t> order(flows.size());
-  for (std::size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return after[a] < after[b]; });
+  const std::vector<std::size_t> order = in_posting_order(after);
   const double now = sg4::Engine::get_clock();
   std::vector<Flow> posted, batch;
   std::vector<sg4::CommPtr> comms;
@@ -1360,12 +1373,8 @@ void CommWorld::run_fluid_staggered(const std::vector<Flow>& flows, const std::v
   // As run_staggered's actor posts them in SimGrid (each distinct offset after delay_until), but into the shared
   // network: a layout's flows, every one of them (classes need one post time per class).
   const PlanShape& shape = mirror_layout(flows);
-  std::vector<std::size_t> order(flows.size());
-  for (std::size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return after[a] < after[b]; });
-  const std::uint64_t layout_tag =
-      (std::uint64_t(mirror_->generation & 0xffff) << 48) | (std::uint64_t(shape.layout + 1) << 32);
+  const std::vector<std::size_t> order = in_posting_order(after);
+  const std::uint64_t layout = layout_tag(shape);
   Fluid& fluid = fluid_ready();
   Fluid::Waiter self;
   std::vector<std::size_t> ids(flows.size());
@@ -1379,7 +1388,7 @@ void CommWorld::run_fluid_staggered(const std::vector<Flow>& flows, const std::v
     for (; k < order.size() && after[order[k]] == at; ++k) {
       const std::size_t i = order[k];
       count(flows[i]);
-      ids[i] = fluid.start(now, flows[i], shape, layout_tag | std::uint64_t(i), options_.stack, self);
+      ids[i] = fluid.start(now, flows[i], shape, layout | std::uint64_t(i), options_.stack, self);
       starts[i] = now;
       ++flows_computed_;
     }

@@ -400,6 +400,9 @@ private:
     bool classes = true; ///< set_mirror's: components alike share a representative
   };
   std::unique_ptr<Mirror> mirror_;
+  /** The high bits of the tags (analytical::FluidNetwork::FlowSpec::tag) of the mirror's layout `shape`'s flows: the
+   *  mirror's generation and the layout; a flow's place in the layout fills the low 32 bits (PlanShape::fluid). */
+  std::uint64_t layout_tag(const PlanShape& shape) const;
   /** The mirror's layout of `flows` (the same endpoints in the same order); std::logic_error if none. */
   const PlanShape& mirror_layout(const std::vector<Flow>& flows) const;
   /** The flows of `flows` SimGrid runs (`posted`) and, per component of `shape`, where its class's flows start in

@@ -609,10 +609,8 @@ bool Hierarchical::posts_apart(Group& g) const
 {
   if (g.size() <= 1)
     return false;
-  const CollectiveOptions& o = g.options();
   Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
-  return o.msg_overhead_s > 0 || o.stack.sends_cost() ||
-         (layout.leaders->size() > 1 && inter_->posts_apart(*layout.leaders));
+  return g.options().senders_pay() || (layout.leaders->size() > 1 && inter_->posts_apart(*layout.leaders));
 }
 
 bool Hierarchical::concurrent_flows(Group& g) const

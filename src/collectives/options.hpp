@@ -123,6 +123,10 @@ struct CollectiveOptions {
   /// The stack's per-message overheads, and the input pipeline's loading, as executions on the node's CPU host (one
   /// core per overhead; docs/frameworks.md, interference). Off: fixed times (the exact model).
   bool cpu_contention = false;
+
+  /** True when a sender pays time before each message (CommWorld::send_cost_s: the message overhead, or the stack's
+   *  StackProfile::sends_cost), so that one sender's messages leave one after the other. */
+  bool senders_pay() const { return msg_overhead_s > 0 || stack.sends_cost(); }
 };
 
 } // namespace ddlsim::collectives

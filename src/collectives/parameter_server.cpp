@@ -213,7 +213,7 @@ bool ParameterServer::concurrent_flows(Group& g) const
 
 bool ParameterServer::posts_apart(Group& g) const
 {
-  return g.options().msg_overhead_s > 0 || g.options().stack.sends_cost();
+  return g.options().senders_pay();
 }
 
 bool ParameterServer::flow_plan(Group& g, std::uint64_t bytes) const
