@@ -49,7 +49,7 @@ void LinkLog::repeat(unsigned times, double period)
   for (auto& l : links_) {
     if (l.link == nullptr)
       continue; // a number no transfer of this phase used
-    close_open(l);
+    drop_folded(l);
     l.bytes *= times;
     l.folded_s *= times; // within the first iteration: its copies do not overlap
     const std::size_t n = l.spans.size();
@@ -65,9 +65,9 @@ std::vector<dag::LinkUsage> LinkLog::usage(double phase_start)
   for (auto& l : links_) {
     if (l.link == nullptr)
       continue; // a number no transfer of this phase used
-    close_open(l);
+    drop_folded(l);
     if (!timelines_)
-      merge(l.spans); // the busy intervals: summed below in the same order as the spans they merge
+      merge(l.spans); // copies (repeat) may touch: the busy intervals, summed below in order
     std::sort(l.spans.begin(), l.spans.end());
     double busy = l.folded_s, open = -1, close = -1; // the folded intervals end before every later span starts
     for (const auto& [s, e] : l.spans) {
@@ -125,82 +125,43 @@ void LinkLog::add_span(std::uint32_t id, const sg4::Link* link, std::uint64_t by
     l.spans.emplace_back(start, end);
     return;
   }
-  // The busy time only: a span that meets an open one widens it (merge() would join them: the same union, the same
-  // intervals), whichever starts first (several lanes report out of order); one that meets neither replaces the one
-  // extended less recently, which goes to the spans.
-  auto meets = [&](int k, double s, double e) { return s <= l.close_s[k] && e >= l.open_s[k]; }; // none: (0, -1)
-  for (const int k : {l.recent, 1 - l.recent})
-    if (meets(k, start, end)) {
-      l.open_s[k] = std::min(l.open_s[k], start);
-      l.close_s[k] = std::max(l.close_s[k], end);
-      const int other = 1 - k;
-      if (meets(other, l.open_s[k], l.close_s[k])) { // widened, it reaches the other: one span
-        l.open_s[k] = std::min(l.open_s[k], l.open_s[other]);
-        l.close_s[k] = std::max(l.close_s[k], l.close_s[other]);
-        l.open_s[other] = 0;
-        l.close_s[other] = -1;
-      }
-      l.recent = k;
-      return;
-    }
-  const int k = 1 - l.recent;
-  if (l.open_s[k] <= l.close_s[k])
-    keep(l, l.open_s[k], l.close_s[k], l.recent);
-  l.open_s[k] = start;
-  l.close_s[k] = end;
-  l.recent = k;
-  if (l.spans.size() >= l.compact_at) {
-    // The other open span may reach back before the floor (widened by a span reported before the floor rose): it
-    // joins the spans, so that what fold() takes is disjoint from all that stays. The new one starts at the floor or
-    // later.
-    const int other = 1 - k;
-    if (l.open_s[other] <= l.close_s[other])
-      l.spans.emplace_back(l.open_s[other], l.close_s[other]);
-    l.open_s[other] = 0;
-    l.close_s[other] = -1;
-    merge(l.spans);
-    l.ordered = true;
-    fold(l);
-    if (!l.spans.empty())
-      l.last_end_s = l.spans.back().second;
-    l.compact_at = std::max<std::size_t>(2 * l.spans.size(), kCompactMin);
-  }
+  fold(l);
+  merge_in(l, start, end);
 }
 
-void LinkLog::keep(Entry& l, double start, double end, int staying) const
+void LinkLog::merge_in(Entry& l, double start, double end)
 {
-  if (l.ordered && (l.spans.empty() || start > l.last_end_s)) {
-    // What ends before the floor, while the open span starts after it, no later span can reach: fold() would take it,
-    // in this order. The stored spans first (they then stay few, not up to compact_at: with a link each at thousands
-    // of ranks, cycling through a kilobyte-sized vector per link missed the cache), then this one.
-    auto clear_of_open = [&l, staying](double t) {
-      return l.open_s[staying] > l.close_s[staying] || l.open_s[staying] > t;
-    };
-    if (!l.spans.empty() && l.last_end_s < floor_ && clear_of_open(l.last_end_s)) {
-      for (const auto& [s, e] : l.spans)
-        l.folded_s += e - s;
-      l.spans.clear();
-    }
-    if (end < floor_ && clear_of_open(end)) {
-      l.folded_s += end - start;
-      return;
-    }
-  } else {
-    l.ordered = false;
+  auto& v = l.spans;
+  std::size_t j = v.size(); // past the last interval that starts at or before `end`
+  while (j > l.head && v[j - 1].first > end)
+    --j;
+  if (j == l.head || v[j - 1].second < start) { // meets none: a new interval in its place
+    v.insert(v.begin() + static_cast<std::ptrdiff_t>(j), {start, end});
+    return;
   }
-  l.spans.emplace_back(start, end);
-  l.last_end_s = end;
+  std::size_t i = j - 1; // the first interval it meets
+  while (i > l.head && v[i - 1].second >= start)
+    --i;
+  v[i].first = std::min(v[i].first, start);
+  v[i].second = std::max(v[j - 1].second, end);
+  v.erase(v.begin() + static_cast<std::ptrdiff_t>(i + 1), v.begin() + static_cast<std::ptrdiff_t>(j));
 }
 
-void LinkLog::close_open(Entry& l)
+void LinkLog::fold(Entry& l) const
 {
-  l.ordered = false; // usage() and repeat() sort the spans
-  for (int k : {0, 1}) {
-    if (l.open_s[k] <= l.close_s[k])
-      l.spans.emplace_back(l.open_s[k], l.close_s[k]);
-    l.open_s[k] = 0;
-    l.close_s[k] = -1;
+  auto& v = l.spans;
+  while (l.head < v.size() && v[l.head].second < floor_) {
+    l.folded_s += v[l.head].second - v[l.head].first;
+    ++l.head;
   }
+  if (l.head >= kCompactMin && 2 * l.head >= v.size())
+    drop_folded(l); // their memory reused: each interval moved at most once more on average
+}
+
+void LinkLog::drop_folded(Entry& l)
+{
+  l.spans.erase(l.spans.begin(), l.spans.begin() + static_cast<std::ptrdiff_t>(l.head));
+  l.head = 0;
 }
 
 void LinkLog::merge(std::vector<std::pair<double, double>>& spans)
@@ -214,15 +175,6 @@ void LinkLog::merge(std::vector<std::pair<double, double>>& spans)
       spans[n++] = {s, e};
   }
   spans.resize(n);
-  spans.shrink_to_fit();
-}
-
-void LinkLog::fold(Entry& l) const
-{
-  std::size_t n = 0; // merged: sorted, disjoint, so their ends increase too
-  for (; n < l.spans.size() && l.spans[n].second < floor_; ++n)
-    l.folded_s += l.spans[n].second - l.spans[n].first;
-  l.spans.erase(l.spans.begin(), l.spans.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 } // namespace ddlsim::engine

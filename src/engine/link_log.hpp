@@ -6,7 +6,6 @@
 
 #include <simgrid/s4u/Link.hpp>
 
-#include <array>
 #include <cstdint>
 #include <limits>
 #include <utility>
@@ -20,7 +19,8 @@ namespace ddlsim::engine {
 class LinkLog {
 public:
   /** `timelines`: keep every transfer's span, for the transfers in flight over time (the trace's counter tracks);
-   *  otherwise a link's spans are merged into its busy intervals whenever they pile up (the same busy time).
+   *  otherwise a link keeps its busy intervals (the union of its spans so far, sorted and disjoint), each span merged
+   *  in as it comes, and sums those that no later span can reach (the same busy time).
    *  `lanes`: the drivers that may set a floor (set_floor); none folds until every one has. */
   LinkLog(bool timelines, int lanes);
   /** A transfer over `route` from `start` to `end` (seconds). */
@@ -38,38 +38,31 @@ public:
   /** Links with traffic, busiest first; the first kTracedLinks keep their transfers in flight over time (from
    *  `phase_start`) for the trace's counter tracks. */
   std::vector<dag::LinkUsage> usage(double phase_start);
-  static constexpr std::size_t kTracedLinks = 8;   ///< links whose traffic the trace draws
-  static constexpr std::size_t kCompactMin = 1024; ///< spans a link holds before they are first merged
+  static constexpr std::size_t kTracedLinks = 8; ///< links whose traffic the trace draws
+  static constexpr std::size_t kCompactMin = 8;  ///< folded intervals a link holds before their memory is reused
 
 private:
   struct Entry {
     const simgrid::s4u::Link* link = nullptr; ///< none: no transfer crossed it
     std::uint64_t bytes = 0;
-    /** Without timelines: the spans the latest spans extend (each none while open > close), two of them, so that
-     *  two interleaved sequences of spans (two trees, two lanes) each extend their own; `recent` the one extended
-     *  last. */
-    std::array<double, 2> open_s{0, 0}, close_s{-1, -1};
-    int recent = 0;
+    /** With timelines: every span. Otherwise the busy intervals from `head` on: sorted, disjoint (touching ones
+     *  joined, as usage() joins them); those before `head` are summed in folded_s. */
     std::vector<std::pair<double, double>> spans;
-    std::size_t compact_at = kCompactMin;
-    double folded_s = 0;   ///< the length of the busy intervals fold() took off `spans`
-    bool ordered = true;   ///< `spans` sorted and disjoint: each stored after the one before ended
-    double last_end_s = 0; ///< while ordered with spans: the last span's end (keep() reads it, not the spans' memory)
+    std::size_t head = 0;
+    double folded_s = 0; ///< the length of the intervals folded (before `head`, or dropped)
   };
   void add_span(std::uint32_t id, const simgrid::s4u::Link* link, std::uint64_t bytes, double start, double end);
-  /** Stores the closed span [start, end] of `l` while its open span `staying` stays open. While spans arrive in
-   *  order, those that end before the floor, and the stored ones before them, go straight into the folded time, as
-   *  fold() would take them (provided the open span starts after them: it may reach back before the floor). */
-  void keep(Entry& l, double start, double end, int staying) const;
-  /** Moves the open spans of `l` (if any) to its spans. */
-  static void close_open(Entry& l);
-  /** Replaces `spans` by their union: sorted, disjoint intervals (touching ones merged, as usage() merges). The
-   *  union of the merged intervals and later spans is the union of all spans, so usage() sums the same
-   *  intervals, in the same order, as it would from every span. */
-  static void merge(std::vector<std::pair<double, double>>& spans);
-  /** Sums the merged intervals of `l` that end before the floor (no later span can reach them) into its folded time,
-   *  in order (usage() then adds the others to it: the same sum), and drops them. */
+  /** Merges [start, end] into the busy intervals of `l`. Spans come nearly in order of their ends (reported as
+   *  transfers end, several lanes interleaved): the search runs from the last interval back, and most spans extend it
+   *  or follow it. */
+  static void merge_in(Entry& l, double start, double end);
+  /** Sums the intervals of `l` that end before the floor (no later span starts before it, so none can reach them)
+   *  into its folded time, in order (usage() then adds the others to it: the same sum), and passes them. */
   void fold(Entry& l) const;
+  /** Drops the intervals of `l` folded so far. */
+  static void drop_folded(Entry& l);
+  /** Replaces `spans` by their union: sorted, disjoint intervals (touching ones joined, as usage() joins them). */
+  static void merge(std::vector<std::pair<double, double>>& spans);
 
   bool timelines_;
   std::vector<Entry> links_;   ///< by the link's number in the world (CommWorld::Route::shared_ids)

@@ -402,8 +402,14 @@ private:
       const double end = sg4::Engine::get_clock();
       for (int r = 0; r < world_.size(); ++r)
         finish(r, it, task.id, starts[r], times.ends.empty() ? end : times.ends[r]);
+      // The lane's next aggregation starts on a rank once the rank has ended this one (the DAG chains the stream's
+      // entries): no transfer of the lane starts before the earliest end. A lane idle while another works would
+      // otherwise hold every link's intervals since its last start (hd with two streams under grpc-tcp at 1,024 GPUs:
+      // one lane's last start 0.198 s, the other lane busy until 0.474 s, 2.9 million intervals held).
+      links_.set_floor(lane, times.ends.empty() ? end : *std::min_element(times.ends.begin(), times.ends.end()));
       return true;
     });
+    links_.set_floor(lane, std::numeric_limits<double>::infinity()); // the lane adds no transfer any more
   }
 
   /** Every communication stream (lane) of every rank at once, as one program (Group::whole_stream): each rank's

@@ -44,10 +44,10 @@ double busy_s(engine::LinkLog& log)
 
 TEST_CASE("link log: intervals that end before every driver's floor fold, the others still meet later spans")
 {
-  // 1100 unit intervals at 0, 2, ..., 2198 (more than kCompactMin: merged once, nothing folded without a floor). The
-  // one driver's floor 2196.5: the intervals up to [2194, 2195] end before it and may fold, [2196, 2197] and
-  // [2198, 2199] may not. 1000 more from 3000 pile the spans up again (merged and folded), then a span from 2196.6
-  // to 2197.6 (after the floor, as a driver may report it) extends [2196, 2197] by 0.6: busy 1100 + 1000 + 0.6.
+  // 1100 unit intervals at 0, 2, ..., 2198 (nothing folded without a floor). The one driver's floor 2196.5: the
+  // intervals up to [2194, 2195] end before it and fold, [2196, 2197] and [2198, 2199] may not. 1000 more from 3000
+  // (the folded ones' memory reused), then a span from 2196.6 to 2197.6 (after the floor, as a driver may report it)
+  // extends [2196, 2197] by 0.6: busy 1100 + 1000 + 0.6.
   test::ProbeEngine engine(test::write_star_platform({}));
   const auto route = one_link();
   engine::LinkLog log(false, 1);
@@ -61,7 +61,7 @@ TEST_CASE("link log: intervals that end before every driver's floor fold, the ot
 TEST_CASE("link log: no interval folds until every driver has set its floor")
 {
   // Two drivers, only the first sets a floor (far ahead): the second may still report a span anywhere, here from 100.5
-  // to 101.5 over [100, 101] after the spans piled up twice: busy 2100 + 0.5.
+  // to 101.5 over [100, 101] after 2100 intervals: busy 2100 + 0.5.
   test::ProbeEngine engine(test::write_star_platform({}));
   const auto route = one_link();
   engine::LinkLog log(false, 2);
@@ -71,7 +71,7 @@ TEST_CASE("link log: no interval folds until every driver has set its floor")
   log.add(route, 10, 100.5, 101.5);
   CHECK(busy_s(log) == Approx(2100.5).epsilon(1e-12));
   // Both floors set: the least counts. The second driver's floor 3001.5 lets the intervals up to [3000, 3001] fold;
-  // 2100 more spans from 10000 pile them up, and a span over [3002, 3003] from 3002.5 still extends it (by 0.5).
+  // after 2100 more spans from 10000, a span over [3002, 3003] from 3002.5 still extends it (by 0.5).
   log.set_floor(1, 3001.5);
   add_units(log, route, 5000, 7100);
   log.add(route, 10, 3002.5, 3003.5);
@@ -80,8 +80,8 @@ TEST_CASE("link log: no interval folds until every driver has set its floor")
 
 TEST_CASE("link log: copied iterations copy the folded time too")
 {
-  // 1100 intervals, folded below the floor 10000 once 1000 more (from 3000) pile up: 2100 s of busy time in the
-  // first period of 20000 s; three periods in all: 6300 s, and three times the bytes.
+  // 1100 intervals, folded below the floor 10000 as 1000 more (from 10000) come: 2100 s of busy time in the first
+  // period of 20000 s; three periods in all: 6300 s, and three times the bytes.
   test::ProbeEngine engine(test::write_star_platform({}));
   const auto route = one_link();
   engine::LinkLog log(false, 1);
@@ -95,7 +95,7 @@ TEST_CASE("link log: copied iterations copy the folded time too")
   CHECK(usage.front().bytes == 3 * 2100 * 10);
 }
 
-TEST_CASE("link log: a span that starts before the open one and meets it widens it (lanes report out of order)")
+TEST_CASE("link log: a span that starts before the latest interval and meets it widens it (lanes report out of order)")
 {
   // [5, 7], then [4, 6] (another lane's, reported later), then [3, 3.5] apart, then [10, 11]: the union is [3, 3.5],
   // [4, 7] and [10, 11], 0.5 + 3 + 1 = 4.5 s busy; 40 bytes.
@@ -116,8 +116,8 @@ TEST_CASE("link log: interleaved sequences of spans keep the busy time of their 
 {
   // Two sequences reported in turn (two trees, two lanes), each going forward in time in steps that sometimes overlap,
   // touch or leave a gap, and now and then one far back: the busy time is the length of their union, computed here
-  // from every span (sorted, touching ones joined). Integer ends: the sums are exact. Spans that meet the one other
-  // sequence extended, and widened spans that come to meet the other one, are among them (seeded: the same each run).
+  // from every span (sorted, touching ones joined). Integer ends: the sums are exact. Spans that join two intervals,
+  // and spans that meet no interval and land between two, are among them (seeded: the same each run).
   test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
   engine::LinkLog log(false, 1);
   const auto route = one_link();
@@ -132,7 +132,7 @@ TEST_CASE("link log: interleaved sequences of spans keep the busy time of their 
     const int seq = k % 2;
     double start = at[seq] + next(4) - 1; // from one before the last end (overlap) to two after (a gap)
     if (next(50) == 0)
-      start -= 40; // far back: meets neither open span
+      start -= 40; // far back: behind the latest intervals
     const double end = start + 1 + next(3);
     at[seq] = std::max(at[seq], end);
     log.add(route, 1, start, end);
@@ -154,13 +154,12 @@ TEST_CASE("link log: interleaved sequences of spans keep the busy time of their 
   CHECK(usage.front().bytes == 5000);
 }
 
-TEST_CASE("link log: an open span that reaches back before the floor is not counted twice when the spans fold")
+TEST_CASE("link log: an interval that reaches back before the floor is not counted twice when the intervals fold")
 {
-  // [5, 6], [10, 11] and [20, 21] (the third evicts [5, 6] to the spans); [5.5, 10], reported before the floor rises,
-  // widens the open [10, 11] to [5.5, 11]; floor 7. Then spans that extend that open one, [11, 12], [12, 13], ...,
-  // alternate with spans 2 s apart from 4000 that keep evicting the other: when the spans fold, [5, 6] goes (it ends
-  // before the floor) while [5.5, N] is still open; counted as such, [5.5, 6] would be counted twice. The union:
-  // [5, N] and the unit spans from 4000 ([20, 21] inside the first).
+  // [5, 6], [10, 11] and [20, 21]; [5.5, 10], reported before the floor rises, joins the first two into [5, 11];
+  // floor 7. Then spans that extend it, [11, 12], [12, 13], ..., alternate with spans 2 s apart from 4000: [5, N] ends
+  // after the floor and never folds; had [5, 6] been kept apart and folded, [5.5, 6] would be counted twice. The
+  // union: [5, N] and the unit spans from 4000 ([20, 21] inside the first).
   test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
   engine::LinkLog log(false, 1);
   const auto route = one_link();
@@ -169,7 +168,7 @@ TEST_CASE("link log: an open span that reaches back before the floor is not coun
   log.add(route, 1, 20.0, 21.0);
   log.add(route, 1, 5.5, 10.0);
   log.set_floor(0, 7.0);
-  const int n = 3000; // more than kCompactMin spans from 4000 on: the spans fold at least once
+  const int n = 3000;
   for (int k = 0; k < n; ++k) {
     log.add(route, 1, 11.0 + k, 12.0 + k);
     log.add(route, 1, 4000.0 + 2 * k, 4001.0 + 2 * k);
@@ -192,11 +191,11 @@ TEST_CASE("link log: spans that arrive in order fold as they go once the floor p
   CHECK(busy_s(log) == 5000.0);
 }
 
-TEST_CASE("link log: spans in order do not fold past an open span that reaches back before them")
+TEST_CASE("link log: intervals do not fold past one that reaches back before them")
 {
-  // [5, 6], [10, 11], [20, 21] ([5, 6] stored); [5.5, 10], reported before the floor rises, widens the open [10, 11]
-  // to [5.5, 11]. Floor 30, then [40, 41]: it evicts [20, 21], which ends before the floor, but [5.5, 11] is still
-  // open over [5, 6]: folding [5, 6] and [20, 21] then would count [5.5, 6] twice. Union: [5, 11], [20, 21], [40, 41].
+  // [5, 6], [10, 11], [20, 21]; [5.5, 10], reported before the floor rises, joins the first two into [5, 11]. Floor
+  // 30, then [40, 41]: [5, 11] and [20, 21] fold, each once; had [5.5, 10] been kept apart from [5, 6], folding both
+  // would count [5.5, 6] twice. Union: [5, 11], [20, 21], [40, 41].
   test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
   engine::LinkLog log(false, 1);
   const auto route = one_link();
@@ -209,12 +208,11 @@ TEST_CASE("link log: spans in order do not fold past an open span that reaches b
   CHECK(busy_s(log) == 8.0);
 }
 
-TEST_CASE("link log: a span stored out of order stops the folding as spans arrive")
+TEST_CASE("link log: a span that arrives out of order joins the interval it overlaps before any folds")
 {
-  // [10, 12] is stored (evicted by [30, 31]), then [20, 21] and [30, 31]; [11, 13], held open meanwhile, is stored
-  // after [30, 31] though it overlaps [10, 12]. Floor 100: [40, 41] and what was stored before it end below it, but
-  // summing them as they stand would count [11, 12] twice. Union: [10, 13], [20, 21], [30, 31], [40, 41], [50, 51],
-  // [200, 201], [300, 301]: 9 s.
+  // [10, 12], [20, 21], [30, 31], then [11, 13], which arrives after [30, 31] though it overlaps [10, 12] (it widens
+  // it to [10, 13]). Floor 100: everything so far ends below it and folds; summing [11, 13] apart from [10, 12] would
+  // count [11, 12] twice. Union: [10, 13], [20, 21], [30, 31], [40, 41], [50, 51], [200, 201], [300, 301]: 9 s.
   test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
   engine::LinkLog log(false, 1);
   const auto route = one_link();
