@@ -49,6 +49,7 @@ void LinkLog::repeat(unsigned times, double period)
   for (auto& l : links_) {
     if (l.link == nullptr)
       continue; // a number no transfer of this phase used
+    push_tail(l);
     drop_folded(l);
     l.bytes *= times;
     l.folded_s *= times; // within the first iteration: its copies do not overlap
@@ -65,6 +66,7 @@ std::vector<dag::LinkUsage> LinkLog::usage(double phase_start)
   for (auto& l : links_) {
     if (l.link == nullptr)
       continue; // a number no transfer of this phase used
+    push_tail(l);
     drop_folded(l);
     if (!timelines_)
       merge(l.spans); // copies (repeat) may touch: the busy intervals, summed below in order
@@ -131,28 +133,76 @@ void LinkLog::add_span(std::uint32_t id, const sg4::Link* link, std::uint64_t by
 
 void LinkLog::merge_in(Entry& l, double start, double end)
 {
+  if (l.tail_s > l.tail_e) { // no interval left (none past head either)
+    l.tail_s = start;
+    l.tail_e = end;
+    return;
+  }
+  if (start > l.tail_e) { // after the tail: it joins the others
+    push_tail(l);
+    l.tail_s = start;
+    l.tail_e = end;
+    return;
+  }
+  if (end < l.tail_s) {
+    merge_before(l, start, end);
+    return;
+  }
+  l.tail_e = std::max(l.tail_e, end); // meets the tail
+  if (start >= l.tail_s)
+    return;
+  l.tail_s = start; // reaching back, it may meet the intervals before
+  auto& v = l.spans;
+  while (v.size() > l.head && v.back().second >= l.tail_s) {
+    l.tail_s = std::min(l.tail_s, v.back().first);
+    v.pop_back();
+  }
+  if (v.size() == l.head)
+    l.front_e = std::numeric_limits<double>::infinity();
+}
+
+void LinkLog::merge_before(Entry& l, double start, double end)
+{
   auto& v = l.spans;
   std::size_t j = v.size(); // past the last interval that starts at or before `end`
   while (j > l.head && v[j - 1].first > end)
     --j;
   if (j == l.head || v[j - 1].second < start) { // meets none: a new interval in its place
     v.insert(v.begin() + static_cast<std::ptrdiff_t>(j), {start, end});
-    return;
+  } else {
+    std::size_t i = j - 1; // the first interval it meets
+    while (i > l.head && v[i - 1].second >= start)
+      --i;
+    v[i].first = std::min(v[i].first, start);
+    v[i].second = std::max(v[j - 1].second, end);
+    v.erase(v.begin() + static_cast<std::ptrdiff_t>(i + 1), v.begin() + static_cast<std::ptrdiff_t>(j));
   }
-  std::size_t i = j - 1; // the first interval it meets
-  while (i > l.head && v[i - 1].second >= start)
-    --i;
-  v[i].first = std::min(v[i].first, start);
-  v[i].second = std::max(v[j - 1].second, end);
-  v.erase(v.begin() + static_cast<std::ptrdiff_t>(i + 1), v.begin() + static_cast<std::ptrdiff_t>(j));
+  l.front_e = v[l.head].second;
+}
+
+void LinkLog::push_tail(Entry& l)
+{
+  if (l.tail_s > l.tail_e)
+    return;
+  l.spans.emplace_back(l.tail_s, l.tail_e);
+  if (l.spans.size() == l.head + 1)
+    l.front_e = l.tail_e;
+  l.tail_s = 0;
+  l.tail_e = -1;
 }
 
 void LinkLog::fold(Entry& l) const
 {
   auto& v = l.spans;
-  while (l.head < v.size() && v[l.head].second < floor_) {
+  while (l.front_e < floor_) {
     l.folded_s += v[l.head].second - v[l.head].first;
     ++l.head;
+    l.front_e = l.head < v.size() ? v[l.head].second : std::numeric_limits<double>::infinity();
+  }
+  if (l.head == v.size() && l.tail_e < floor_ && l.tail_s <= l.tail_e) { // the tail too, last (in order)
+    l.folded_s += l.tail_e - l.tail_s;
+    l.tail_s = 0;
+    l.tail_e = -1;
   }
   if (l.head >= kCompactMin && 2 * l.head >= v.size())
     drop_folded(l); // their memory reused: each interval moved at most once more on average

@@ -45,17 +45,24 @@ private:
   struct Entry {
     const simgrid::s4u::Link* link = nullptr; ///< none: no transfer crossed it
     std::uint64_t bytes = 0;
-    /** With timelines: every span. Otherwise the busy intervals from `head` on: sorted, disjoint (touching ones
-     *  joined, as usage() joins them); those before `head` are summed in folded_s. */
+    /** Without timelines, the busy intervals: sorted, disjoint (touching ones joined, as usage() joins them), those
+     *  before `head` summed in folded_s; the latest, `tail`, kept here (most spans extend it or follow it: one cache
+     *  line per span), the others in `spans` from `head` on. With timelines: every span in `spans`. */
+    double tail_s = 0, tail_e = -1;                           ///< none while tail_s > tail_e
+    double front_e = std::numeric_limits<double>::infinity(); ///< spans[head]'s end (+inf: none past head)
+    double folded_s = 0; ///< the length of the intervals folded (before `head`, or dropped)
     std::vector<std::pair<double, double>> spans;
     std::size_t head = 0;
-    double folded_s = 0; ///< the length of the intervals folded (before `head`, or dropped)
   };
   void add_span(std::uint32_t id, const simgrid::s4u::Link* link, std::uint64_t bytes, double start, double end);
   /** Merges [start, end] into the busy intervals of `l`. Spans come nearly in order of their ends (reported as
-   *  transfers end, several lanes interleaved): the search runs from the last interval back, and most spans extend it
-   *  or follow it. */
+   *  transfers end, several lanes interleaved): most extend the tail or follow it; the others are merged into
+   *  `spans`, searched from the last interval back (merge_before). */
   static void merge_in(Entry& l, double start, double end);
+  /** merge_in for a span that ends before the tail starts. */
+  static void merge_before(Entry& l, double start, double end);
+  /** The tail moved to `spans` (before usage() or repeat(), or when a later span comes). */
+  static void push_tail(Entry& l);
   /** Sums the intervals of `l` that end before the floor (no later span starts before it, so none can reach them)
    *  into its folded time, in order (usage() then adds the others to it: the same sum), and passes them. */
   void fold(Entry& l) const;
