@@ -16,7 +16,7 @@ LinkLog::LinkLog(bool timelines, int lanes)
 void LinkLog::add(const collectives::CommWorld::Route& route, std::uint64_t bytes, double start, double end)
 {
   for (std::size_t k = 0; k < route.shared_ids.size(); ++k)
-    add_span(route.shared_ids[k], route.shared[k], bytes, start, end);
+    add_span(route.shared_ids[k], route.shared.data() + k, bytes, start, end);
 }
 
 void LinkLog::add(const collectives::CommWorld::TransferBatch& b)
@@ -34,7 +34,7 @@ void LinkLog::add(const collectives::CommWorld::TransferBatch& b)
       bytes += b.flows[l.flows[j]].bytes;
       end = std::max(end, b.end_s[l.flows[j]]);
     }
-    add_span(l.ids[k], l.links[k], bytes, b.start_s, end);
+    add_span(l.ids[k], l.links.data() + k, bytes, b.start_s, end);
   }
 }
 
@@ -116,12 +116,13 @@ std::vector<dag::LinkUsage> LinkLog::usage(double phase_start)
   return out;
 }
 
-void LinkLog::add_span(std::uint32_t id, const sg4::Link* link, std::uint64_t bytes, double start, double end)
+void LinkLog::add_span(std::uint32_t id, const sg4::Link* const* link, std::uint64_t bytes, double start, double end)
 {
   if (id >= links_.size())
     links_.resize(id + 1);
   Entry& l = links_[id];
-  l.link = link;
+  if (l.link == nullptr) // (read once per link: the route's list of links is one cache line more per transfer)
+    l.link = *link;
   l.bytes += bytes;
   if (timelines_) {
     l.spans.emplace_back(start, end);

@@ -54,7 +54,8 @@ private:
     std::vector<std::pair<double, double>> spans;
     std::size_t head = 0;
   };
-  void add_span(std::uint32_t id, const simgrid::s4u::Link* link, std::uint64_t bytes, double start, double end);
+  /** Books a span of link number `id`, `*link` (read where the entry has none yet). */
+  void add_span(std::uint32_t id, const simgrid::s4u::Link* const* link, std::uint64_t bytes, double start, double end);
   /** Merges [start, end] into the busy intervals of `l`. Spans come nearly in order of their ends (reported as
    *  transfers end, several lanes interleaved): most extend the tail or follow it; the others are merged into
    *  `spans`, searched from the last interval back (merge_before). */
