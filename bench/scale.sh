@@ -23,6 +23,9 @@
 #   --message-gpus N       GPU count of the message-level ring (default 256)
 #   --repeat N             run each configuration N times and print the run of median wall time (default 1; the
 #                          simulated results are the same every time, the wall times vary with the machine's load)
+#   --huge-pages           run ddlsim with glibc's malloc on transparent huge pages (GLIBC_TUNABLES=
+#                          glibc.malloc.hugetlb=1; where the kernel's THP mode is madvise): fewer page faults, the same
+#                          results (docs/performance.md)
 # Environment: BENCH_LIMIT_S (default 120): a run longer than this is killed and prints "timeout".
 set -uo pipefail
 ddlsim=build/ddlsim
@@ -36,6 +39,7 @@ sweep_combos=0
 do_message=1
 message_gpus=256
 repeat=1
+huge_pages=0
 while [ $# -gt 0 ]; do
   case $1 in
   --ddlsim) ddlsim=$2; shift 2 ;;
@@ -49,6 +53,7 @@ while [ $# -gt 0 ]; do
   --no-message) do_message=0; shift ;;
   --message-gpus) message_gpus=$2; shift 2 ;;
   --repeat) repeat=$2; shift 2 ;;
+  --huge-pages) huge_pages=1; shift ;;
   -h | --help) sed -n '2,/^# Environment/p' "$0"; exit 0 ;;
   *) echo "bench/scale.sh: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
   esac
@@ -72,6 +77,11 @@ echo "ResNet-50 ($workload), --iterations 1, nodes of 8 V100-SXM2 (intra=nvlink,
 echo "topology=fat-tree,nodes-per-leaf=32); per-run limit ${limit} s; each row the run of median wall time of ${repeat}"
 echo "machine: $(nproc) cores ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sm)"
 echo "ddlsim: $("$ddlsim" --version 2>/dev/null | head -1)"
+if [ $huge_pages -eq 1 ]; then
+  export GLIBC_TUNABLES="${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.malloc.hugetlb=1"
+  thp=$(sed -n 's/.*\[\([a-z]*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+  echo "huge pages: GLIBC_TUNABLES=$GLIBC_TUNABLES (the kernel's transparent huge pages: ${thp:-unknown})"
+fi
 
 header() { printf '%-26s %6s %9s %9s %10s %15s %12s %12s\n' "$1" GPUs "wall (s)" "CPU (s)" "peak (MiB)" "iteration (ms)" activities "activities/s"; }
 
