@@ -41,6 +41,12 @@ std::size_t FluidNetwork::start(double now, const FlowSpec& spec)
   f.links.assign(spec.links.begin(), spec.links.end());
   f.penalty = spec.penalty;
   f.bound = spec.bound;
+  // A flow's own bound limits it only where no link it crosses is as narrow: a link's level never exceeds its capacity
+  // times the penalty of a flow still on it, and a link's entry comes first at an equal level (fill()). Capacities
+  // never change once set, so this holds for the flow's life.
+  f.bound_binds = spec.bound > 0;
+  for (std::uint32_t l : spec.links)
+    f.bound_binds = f.bound_binds && !(capacity_[l] <= spec.bound);
   f.tag = spec.tag;
   f.order = started_++;
   f.shares_at = now + spec.latency_s;
@@ -669,18 +675,14 @@ bool FluidNetwork::solved_before(std::vector<std::size_t>& sharing)
   for (std::size_t id : sharing)
     if (flows_[id].tag == 0)
       return false;
-  // Sorted by tag, flows of one tag in the order given (a stable sort, without its buffer).
+  // Sorted by tag; flows of one tag have the same links, penalty and bound (FlowSpec::tag), so their order among
+  // themselves changes no rate a fill gives: by id.
   by_tag_.clear();
-  for (std::size_t i = 0; i < sharing.size(); ++i)
-    by_tag_.emplace_back(flows_[sharing[i]].tag, i);
+  for (std::size_t id : sharing)
+    by_tag_.emplace_back(flows_[id].tag, id);
   std::sort(by_tag_.begin(), by_tag_.end());
-  component_order_.assign(sharing.begin(), sharing.end());
-  std::vector<std::uint64_t>& tags = tags_;
-  tags.clear();
-  for (std::size_t i = 0; i < by_tag_.size(); ++i) {
-    sharing[i] = component_order_[by_tag_[i].second];
-    tags.push_back(by_tag_[i].first);
-  }
+  for (std::size_t i = 0; i < by_tag_.size(); ++i)
+    sharing[i] = by_tag_[i].second;
   // Where sets rarely recur (the trees' components on nodes whose NIC many edges cross: 3-6 % found), the lookups and
   // the copies remember() keeps cost more than the fills they save: after a window of lookups with fewer than one in
   // 16 found, the cache is left alone for the next kCacheRest windows' worth of solves, then tried again. A set found
@@ -691,6 +693,10 @@ bool FluidNetwork::solved_before(std::vector<std::size_t>& sharing)
     return false;
   }
   resting_ = false;
+  std::vector<std::uint64_t>& tags = tags_;
+  tags.clear();
+  for (const auto& [tag, id] : by_tag_)
+    tags.push_back(tag);
   if (++cache_lookups_ == kCacheWindow) {
     if (16 * cache_hits_ < cache_lookups_)
       cache_rest_ = kCacheRest * kCacheWindow;
@@ -773,12 +779,7 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
   for (std::size_t id : sharing) { // the links the sharing flows cross, each with its count of them
     Flow& f = flows_[id];
     f.rate = std::numeric_limits<double>::infinity();
-    // A flow's own bound limits it only where no link it crosses is as narrow: a link's level never exceeds its
-    // capacity times the penalty of a flow still on it, and a link's entry comes first at an equal level.
-    bool capped = false;
-    for (std::uint32_t l : f.links)
-      capped = capped || capacity_[l] <= f.bound;
-    if (f.bound > 0 && !capped)
+    if (f.bound_binds) // (start())
       bounds_.emplace_back(f.bound * f.penalty, id);
     for (std::uint32_t l : f.links) {
       if (link_stamp_[l] != stamp_) {
@@ -792,16 +793,13 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
       ++k.unfixed;
     }
   }
-  std::uint32_t at = 0; // each link's flows, one after the other (link_flows_)
+  std::uint32_t at = 0; // each link's flows, one after the other (link_flows_; none for a single's: never read)
   for (FillLink& k : links_) {
     k.first = at;
-    at += k.unfixed;
+    at += k.unfixed == 1 ? 0 : k.unfixed;
     k.filled = k.first;
   }
   link_flows_.resize(at);
-  for (std::size_t id : sharing)
-    for (std::uint32_t l : flows_[id].links)
-      link_flows_[links_[link_slot_[l]].filled++] = id;
   // The links by level in a heap that holds each once (its place in `at`, moved as its level rises), the flows'
   // bounds, which never change, sorted: the next event of the filling is the lower of the two fronts, a link's at an
   // equal level, and among links the lower slot at an equal level.
@@ -820,12 +818,15 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
     link.at = static_cast<std::uint32_t>(link_heap_.size());
     link_heap_.push_back(k);
   }
-  for (std::size_t id : sharing) {
+  for (std::size_t id : sharing) { // each flow on its links' lists (a single's is never read), and its lowest single
     std::uint32_t lowest = kOffHeap;
     for (std::uint32_t l : flows_[id].links) {
       const std::uint32_t k = link_slot_[l];
-      if (links_[k].at == kSingle && (lowest == kOffHeap || links_[k].level < links_[lowest].level ||
-                                      (links_[k].level == links_[lowest].level && k < lowest)))
+      FillLink& link = links_[k];
+      if (link.at != kSingle)
+        link_flows_[link.filled++] = id;
+      else if (lowest == kOffHeap || link.level < links_[lowest].level ||
+               (link.level == links_[lowest].level && k < lowest))
         lowest = k;
     }
     if (lowest != kOffHeap)

@@ -154,6 +154,7 @@ private:
     std::vector<std::uint32_t> slots; ///< by components: its place in on_link_[links[k]], per k
     double penalty = 1;
     double bound = 0;
+    bool bound_binds = false; ///< its bound may limit it: no link it crosses is as narrow (fill())
     std::uint64_t tag = 0;
     std::uint64_t order = 0;  ///< when it was started, among all flows (finished() keeps this order)
     std::uint32_t at = kNone; ///< its place on events_ (kNone: not there)
@@ -246,12 +247,11 @@ private:
   std::vector<std::pair<double, std::size_t>> bounds_; ///< fill()'s flows' bounds that may limit them: level, flow
   std::vector<std::uint32_t> touched_;
   std::vector<std::uint64_t> tags_; ///< solved_before()'s and remember()'s: the flows' tags, sorted
-  std::vector<std::pair<std::uint64_t, std::size_t>> by_tag_; ///< solved_before()'s: (tag, place), sorted
+  std::vector<std::pair<std::uint64_t, std::size_t>> by_tag_; ///< solved_before()'s: (tag, flow), sorted
   // solve()'s scratch, kept between calls.
   std::vector<std::uint32_t> link_seen_, flow_seen_, link_stack_; ///< by components: stamps, the links to visit
   std::uint32_t seen_stamp_ = 0;
   std::vector<std::size_t> component_;
-  std::vector<std::size_t> component_order_; ///< solved_before()'s: the flows as given
   std::vector<double> old_rates_;
   bool by_components_ = false;
 
