@@ -26,9 +26,15 @@ std::size_t FluidNetwork::start(double now, const FlowSpec& spec)
   if (now < now_ || !(spec.penalty > 0) || !(spec.work >= 0) || !(spec.latency_s >= 0))
     throw Error("internal: FluidNetwork::start needs now >= the time advanced to, a penalty > 0, work >= 0 and a "
                 "latency >= 0");
-  for (std::uint32_t l : spec.links)
+  // A flow's own bound limits it only where no link it crosses is as narrow: a link's level never exceeds its capacity
+  // times the penalty of a flow still on it, and a link's entry comes first at an equal level (fill()). Capacities
+  // never change once set, so this holds for the flow's life.
+  bool bound_binds = spec.bound > 0;
+  for (std::uint32_t l : spec.links) {
     if (l >= capacity_.size() || capacity_[l] == 0)
       throw Error("internal: FluidNetwork::start got a link without a capacity");
+    bound_binds = bound_binds && !(capacity_[l] <= spec.bound);
+  }
   now_ = now; // a flow's work is brought up to a time only when its rate changes (resolve)
   std::size_t id = flows_.size();
   if (!free_.empty()) {
@@ -41,12 +47,7 @@ std::size_t FluidNetwork::start(double now, const FlowSpec& spec)
   f.links.assign(spec.links.begin(), spec.links.end());
   f.penalty = spec.penalty;
   f.bound = spec.bound;
-  // A flow's own bound limits it only where no link it crosses is as narrow: a link's level never exceeds its capacity
-  // times the penalty of a flow still on it, and a link's entry comes first at an equal level (fill()). Capacities
-  // never change once set, so this holds for the flow's life.
-  f.bound_binds = spec.bound > 0;
-  for (std::uint32_t l : spec.links)
-    f.bound_binds = f.bound_binds && !(capacity_[l] <= spec.bound);
+  f.bound_binds = bound_binds;
   f.tag = spec.tag;
   f.order = started_++;
   f.shares_at = now + spec.latency_s;

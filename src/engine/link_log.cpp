@@ -49,8 +49,7 @@ void LinkLog::repeat(unsigned times, double period)
   for (auto& l : links_) {
     if (l.link == nullptr)
       continue; // a number no transfer of this phase used
-    push_tail(l);
-    drop_folded(l);
+    gather(l);
     l.bytes *= times;
     l.folded_s *= times; // within the first iteration: its copies do not overlap
     const std::size_t n = l.spans.size();
@@ -66,11 +65,11 @@ std::vector<dag::LinkUsage> LinkLog::usage(double phase_start)
   for (auto& l : links_) {
     if (l.link == nullptr)
       continue; // a number no transfer of this phase used
-    push_tail(l);
-    drop_folded(l);
+    gather(l);
     if (!timelines_)
-      merge(l.spans); // copies (repeat) may touch: the busy intervals, summed below in order
-    std::sort(l.spans.begin(), l.spans.end());
+      merge(l.spans); // copies (repeat) may touch: the busy intervals (sorted), summed below in order
+    else
+      std::sort(l.spans.begin(), l.spans.end());
     double busy = l.folded_s, open = -1, close = -1; // the folded intervals end before every later span starts
     for (const auto& [s, e] : l.spans) {
       if (s > close) {
@@ -207,6 +206,12 @@ void LinkLog::fold(Entry& l) const
   }
   if (l.head >= kCompactMin && 2 * l.head >= v.size())
     drop_folded(l); // their memory reused: each interval moved at most once more on average
+}
+
+void LinkLog::gather(Entry& l)
+{
+  push_tail(l);
+  drop_folded(l);
 }
 
 void LinkLog::drop_folded(Entry& l)

@@ -62,13 +62,15 @@ private:
   static void merge_in(Entry& l, double start, double end);
   /** merge_in for a span that ends before the tail starts. */
   static void merge_before(Entry& l, double start, double end);
-  /** The tail moved to `spans` (before usage() or repeat(), or when a later span comes). */
+  /** The tail moved to `spans` (gather(), or when a later span comes). */
   static void push_tail(Entry& l);
   /** Sums the intervals of `l` that end before the floor (no later span starts before it, so none can reach them)
    *  into its folded time, in order (usage() then adds the others to it: the same sum), and passes them. */
   void fold(Entry& l) const;
   /** Drops the intervals of `l` folded so far. */
   static void drop_folded(Entry& l);
+  /** Every interval of `l` not folded in its `spans`, from the first (usage(), repeat()). */
+  static void gather(Entry& l);
   /** Replaces `spans` by their union: sorted, disjoint intervals (touching ones joined, as usage() joins them). */
   static void merge(std::vector<std::pair<double, double>>& spans);
 
