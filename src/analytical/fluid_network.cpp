@@ -48,6 +48,7 @@ std::size_t FluidNetwork::start(double now, const FlowSpec& spec)
   f.penalty = spec.penalty;
   f.bound = spec.bound;
   f.bound_binds = bound_binds;
+  f.neck = kNone;
   f.tag = spec.tag;
   f.order = started_++;
   f.shares_at = now + spec.latency_s;
@@ -348,6 +349,10 @@ void FluidNetwork::solve()
     std::fill(flow_seen_.begin(), flow_seen_.end(), 0u);
     seen_stamp_ = 1;
   }
+  if (incremental_) {
+    solve_neighbourhoods();
+    return;
+  }
   for (std::size_t id : alone_) { // a bound alone limits it: a component of its own
     if (flows_[id].state != State::Sharing || !flows_[id].links.empty() || flow_seen_[id] == seen_stamp_)
       continue; // (done since, or its slot taken by another flow)
@@ -385,20 +390,161 @@ void FluidNetwork::solve()
   changed_links_.clear();
 }
 
+// Neighbourhood: the flows an event can move, solved with the others held. An allocation is the max-min one exactly
+// when every flow has a neck: its own bound, or a full link on which no flow has a higher level (rate x penalty). Each
+// fill records every flow's neck (Flow::neck). A flow that ends frees room on its links for the flows whose neck one of
+// them is; a flow that begins sharing has none yet; every other flow keeps its neck as long as no flow solved again
+// crosses it. So the set solved again starts from the changed links' flows that have no neck or whose neck the link
+// is, and takes in, link by link, every flow whose neck is a link a member crosses (close_neighbourhood). Filled with
+// each link's capacity less the held flows' shares (no link over its capacity), each member gets a neck; one on a link
+// where a held flow has a higher level would not be one, so that flow is taken in and the set filled again
+// (take_in_higher), until none is. Then every flow, member or held, has a neck, and the max-min allocation is unique:
+// these are the shares a fill of the whole component gives, to rounding (the order of the sums). The shares' cache is
+// not used: a set with held flows around it depends on their shares, not on its tags alone.
+void FluidNetwork::solve_neighbourhoods()
+{
+  if (link_dirty_.size() < capacity_.size())
+    link_dirty_.resize(capacity_.size(), 0);
+  if (old_rates_.size() < flows_.size())
+    old_rates_.resize(flows_.size());
+  auto next_stamp = [this] {
+    if (++seen_stamp_ == 0) { // wrapped: every stamp seen so far is old
+      std::fill(link_seen_.begin(), link_seen_.end(), 0u);
+      std::fill(flow_seen_.begin(), flow_seen_.end(), 0u);
+      seen_stamp_ = 1;
+    }
+  };
+  std::vector<std::size_t>& set = component_;
+  next_stamp();
+  for (std::size_t id : alone_) { // a bound alone limits it: a component of its own
+    if (flows_[id].state != State::Sharing || !flows_[id].links.empty() || flow_seen_[id] == seen_stamp_)
+      continue; // (done since, or its slot taken by another flow)
+    flow_seen_[id] = seen_stamp_;
+    set.assign(1, id);
+    resolve(set);
+  }
+  alone_.clear();
+  if (++dirty_stamp_ == 0) {
+    std::fill(link_dirty_.begin(), link_dirty_.end(), 0u);
+    dirty_stamp_ = 1;
+  }
+  auto group_link = [this](std::uint32_t l) { return l < group_count_.size() && group_count_[l] > 0; };
+  for (std::uint32_t l : changed_links_)
+    if (!group_link(l)) // (a group's links: the group keeps its share itself)
+      link_dirty_[l] = dirty_stamp_;
+  for (std::uint32_t from : changed_links_) {
+    if (link_dirty_[from] != dirty_stamp_)
+      continue; // visited by an earlier set, or a group's
+    next_stamp();
+    set.clear();
+    held_links_.clear();
+    link_seen_[from] = seen_stamp_;
+    link_stack_.assign(1, from);
+    close_neighbourhood();
+    if (set.empty())
+      continue; // no flow's share moves
+    bool whole = held_links_.empty();
+    if (!(whole && set.size() == 1 && alone(flows_[set.front()]))) {
+      for (;;) {
+        fill(set, true);
+        if (!take_in_higher())
+          break;
+        close_neighbourhood();
+      }
+      whole = std::all_of(links_.begin(), links_.end(), [](const FillLink& k) { return k.outside == 0; });
+    }
+    reschedule(set);
+    if (whole && !group_.active && set.size() >= kGroupMin)
+      try_group(set);
+  }
+  changed_links_.clear();
+}
+
+void FluidNetwork::take_in(std::size_t id)
+{
+  Flow& f = flows_[id];
+  if (f.grouped)
+    throw Error("internal: FluidNetwork's group met a flow outside it on a link");
+  flow_seen_[id] = seen_stamp_;
+  component_.push_back(id);
+  old_rates_[id] = f.rate;
+  for (std::uint32_t l : f.links)
+    if (link_seen_[l] != seen_stamp_) {
+      link_seen_[l] = seen_stamp_;
+      link_stack_.push_back(l);
+    }
+}
+
+void FluidNetwork::close_neighbourhood()
+{
+  while (!link_stack_.empty()) {
+    const std::uint32_t l = link_stack_.back();
+    link_stack_.pop_back();
+    link_dirty_[l] = 0; // (a changed link: no set to start from it again)
+    bool held = false;
+    for (const auto& [id, k] : on_link_[l]) {
+      if (flow_seen_[id] == seen_stamp_)
+        continue;
+      const std::uint32_t neck = flows_[id].neck;
+      if (neck == l || neck == kNone)
+        take_in(id);
+      else
+        held = true;
+    }
+    if (held)
+      held_links_.push_back(l);
+  }
+}
+
+bool FluidNetwork::take_in_higher()
+{
+  // A member's neck must be a link where no flow has a higher level; the fill saw to it among the members.
+  bool any = false;
+  for (const FillLink& k : links_) {
+    if (k.outside == 0)
+      continue;
+    double level = -1; // of the members it fixed
+    for (const auto& [id, at] : on_link_[k.id]) {
+      const Flow& f = flows_[id];
+      if (flow_seen_[id] == seen_stamp_ && f.neck == k.id)
+        level = std::max(level, f.rate * f.penalty);
+    }
+    if (level < 0)
+      continue;
+    const double above = level * (1 + 1e-9); // (levels equal but for rounding: either is a neck)
+    for (const auto& [id, at] : on_link_[k.id]) {
+      const Flow& f = flows_[id];
+      if (flow_seen_[id] != seen_stamp_ && f.rate * f.penalty > above) {
+        take_in(id);
+        any = true;
+      }
+    }
+  }
+  return any;
+}
+
 bool FluidNetwork::alone(Flow& f) const
 {
   // fill()'s arithmetic for one flow: each link's level its capacity over the flow's weight 1 / penalty, its bound's
   // level bound x penalty; the lowest fixes it at level / penalty. A link it crosses twice weighs it twice: fill().
   double level = std::numeric_limits<double>::infinity();
+  std::uint32_t neck = kNone;
   for (std::size_t k = 0; k < f.links.size(); ++k) {
     for (std::size_t j = 0; j < k; ++j)
       if (f.links[j] == f.links[k])
         return false;
-    level = std::min(level, capacity_[f.links[k]] / (1.0 / f.penalty));
+    const double at = capacity_[f.links[k]] / (1.0 / f.penalty);
+    if (at < level) { // (the first of equal links: fill()'s lower slot)
+      level = at;
+      neck = f.links[k];
+    }
   }
-  if (f.bound > 0)
-    level = std::min(level, f.bound * f.penalty);
+  if (f.bound > 0 && f.bound * f.penalty < level) { // (a link first at an equal level: fill())
+    level = f.bound * f.penalty;
+    neck = kBound;
+  }
   f.rate = std::max(level, 0.0) / f.penalty;
+  f.neck = neck;
   return true;
 }
 
@@ -411,6 +557,13 @@ void FluidNetwork::resolve(std::vector<std::size_t>& flows)
     fill(flows);
     remember(flows);
   }
+  reschedule(flows);
+  if (by_components_ && !group_.active && flows.size() >= kGroupMin)
+    try_group(flows);
+}
+
+void FluidNetwork::reschedule(const std::vector<std::size_t>& flows)
+{
   for (std::size_t id : flows) {
     Flow& f = flows_[id];
     const double was = old_rates_[id];
@@ -429,8 +582,6 @@ void FluidNetwork::resolve(std::vector<std::size_t>& flows)
     else
       unschedule(id);
   }
-  if (by_components_ && !group_.active && flows.size() >= kGroupMin)
-    try_group(flows);
 }
 
 double FluidNetwork::group_rate(std::size_t members) const
@@ -759,7 +910,7 @@ std::uint64_t FluidNetwork::hash_tags(const std::vector<std::uint64_t>& tags)
   return hash;
 }
 
-void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
+void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
 {
   // Progressive filling over the flows past their latency: a common level rises, each unfixed flow taking level /
   // penalty of every link it crosses; the lowest of every link's level at which it is full (what it has left over the
@@ -786,7 +937,15 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
       if (link_stamp_[l] != stamp_) {
         link_stamp_[l] = stamp_;
         link_slot_[l] = static_cast<std::uint32_t>(links_.size());
-        links_.push_back({capacity_[l], 0.0, 0, 0, 0, 0, 0, f.penalty, false});
+        links_.push_back({capacity_[l], 0.0, 0, 0, l, 0, 0, 0, 0, f.penalty, false});
+        if (partial) { // the shares of the flows outside the set, held
+          FillLink& k = links_.back();
+          for (const auto& [g, at] : on_link_[l])
+            if (flow_seen_[g] != seen_stamp_) {
+              k.left -= flows_[g].rate;
+              ++k.outside;
+            }
+        }
       }
       FillLink& k = links_[link_slot_[l]];
       k.weights += 1.0 / f.penalty;
@@ -875,10 +1034,11 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
   std::sort(bounds_.begin(), bounds_.end());
   std::size_t next_bound = 0;
   touched_.clear();
-  auto fix = [&](std::size_t id, double level) { // the links it crosses get a new level once the batch is fixed
+  auto fix = [&](std::size_t id, double level, std::uint32_t neck) { // its links get a new level after the batch
     Flow& f = flows_[id];
     fixed_[id] = 1;
     f.rate = level / f.penalty;
+    f.neck = neck;
     for (std::uint32_t l : f.links) {
       FillLink& link = links_[link_slot_[l]];
       if (link.at == kSingle)
@@ -932,7 +1092,7 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
     const bool bound_left = next_bound < bounds_.size();
     if (bound_left && (!link_left || bounds_[next_bound].first < link_level)) {
       const auto [at, id] = bounds_[next_bound++]; // a flow's own bound first
-      fix(id, std::max(at, 0.0));
+      fix(id, std::max(at, 0.0), kBound);
       renew();
       continue;
     }
@@ -940,7 +1100,7 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
       break;
     if (single_first) {
       const auto [k, id] = singles_[next_single++];
-      fix(id, std::max(links_[k].level, 0.0));
+      fix(id, std::max(links_[k].level, 0.0), links_[k].id);
       renew();
       continue;
     }
@@ -958,7 +1118,7 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing)
     const double level = std::max(link.level, 0.0); // rounding may leave a link a hair below zero
     for (std::uint32_t k = link.first; k < link.filled; ++k)
       if (!fixed_[link_flows_[k]])
-        fix(link_flows_[k], level);
+        fix(link_flows_[k], level, link.id);
     renew();
   }
   for (std::size_t id : sharing)

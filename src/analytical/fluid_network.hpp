@@ -109,6 +109,12 @@ public:
    *  (a plan's transfers computed one by one: the trees, rd's blocks). Off by default (mirrored lanes: their plans'
    *  whole sets recur, and splitting them cost hd with two streams a sixth more). */
   void solve_by_components(bool on) { by_components_ = on; }
+  /** By components: solve again, at each event, only the flows it can move (fluid_network.cpp, "Neighbourhood") instead
+   *  of the whole component, the others held at their shares: the same max-min shares to rounding, from a few flows
+   *  where a component has hundreds (the computed trees at thousands of ranks: components chain nodes along a tree,
+   *  an event moves a few shares). Without the shares' cache (a set's shares then depend on the held flows too). Off
+   *  by default. */
+  void solve_incrementally(bool on) { incremental_ = on; }
   /** Link `link` has `capacity` bytes/s (grows the table; a link keeps the capacity it was first given). */
   void set_capacity(std::uint32_t link, double capacity);
   /** Starts a flow at `now` (>= the time advanced to); returns its id. Rates are recomputed at the next
@@ -155,6 +161,9 @@ private:
     double penalty = 1;
     double bound = 0;
     bool bound_binds = false; ///< its bound may limit it: no link it crosses is as narrow (fill())
+    /// What fixed its share at the last solve: a link's id (where it is full and no flow has a higher level), kBound
+    /// (its own bound), kNone (not solved since it began sharing)
+    std::uint32_t neck = kNone;
     std::uint64_t tag = 0;
     std::uint64_t order = 0;  ///< when it was started, among all flows (finished() keeps this order)
     std::uint32_t at = kNone; ///< its place on events_ (kNone: not there)
@@ -192,13 +201,25 @@ private:
   bool alone(Flow& f) const;
   /** Solves `flows` (ids) as one set, found computed or filled, and reschedules those whose rate changed. */
   void resolve(std::vector<std::size_t>& flows);
+  /** The flows of `flows` whose rate moved from old_rates_: their work brought to now, their ends scheduled again. */
+  void reschedule(const std::vector<std::size_t>& flows);
+  /** By components, incrementally: the neighbourhood of each changed link solved ("Neighbourhood"). */
+  void solve_neighbourhoods();
+  /** Adds flow `id` to the neighbourhood being built (seen_stamp_), its old rate kept, its links to visit. */
+  void take_in(std::size_t id);
+  /** Visits link_stack_'s links, taking in each one's flows whose neck it is or that have none. */
+  void close_neighbourhood();
+  /** After a fill of the neighbourhood: takes in each held flow with a higher level than the members whose neck is a
+   *  link it crosses; true when one was. */
+  bool take_in_higher();
   /** Sets the rates of `sharing` (every flow tagged; sorted here by tag) as computed before for the same tags: true,
    *  or false (nothing set). */
   bool solved_before(std::vector<std::size_t>& sharing);
   /** Keeps the rates of `sharing` (sorted by tag by solved_before) for its tags, if every flow is tagged. */
   void remember(const std::vector<std::size_t>& sharing);
-  /** Progressive filling over `sharing` (ids), setting their rates. */
-  void fill(const std::vector<std::size_t>& sharing);
+  /** Progressive filling over `sharing` (ids), setting their rates and necks. `partial`: flows outside `sharing`
+   *  (flow_seen_ not seen_stamp_) cross its links, holding their shares: each link's capacity less theirs. */
+  void fill(const std::vector<std::size_t>& sharing, bool partial = false);
   /** Shares computed before, by the sorted tags of the sharing flows: each set's tags and rates in flat pools, the
    *  sets chained per slot of a table indexed by the tags' hash (no allocation per set once the pools have grown; all
    *  forgotten at once past kMaxSolved sets). */
@@ -227,6 +248,8 @@ private:
     double weights;        ///< sum of 1 / penalty over its unfixed flows
     std::uint32_t unfixed; ///< its flows not yet fixed
     std::uint32_t at;      ///< its place in link_heap_ (kOffHeap: taken off; kSingle: one flow crosses it once)
+    std::uint32_t id;      ///< the link's
+    std::uint32_t outside; ///< partial fills: flows outside the set that cross it (counted once per crossing)
     std::uint32_t first;   ///< its flows: link_flows_[first, filled)
     std::uint32_t filled;
     std::uint32_t renewed; ///< the batch of fixes that last gave it a heap entry
@@ -234,6 +257,7 @@ private:
     bool mixed;            ///< its flows' penalties differ (weights kept by subtraction, else exactly)
     double level = 0;      ///< where it is full: what it has left over its weights
   };
+  static constexpr std::uint32_t kBound = 0xfffffffeu; ///< Flow::neck: its own bound fixed it
   static constexpr std::uint32_t kOffHeap = std::numeric_limits<std::uint32_t>::max();
   static constexpr std::uint32_t kSingle = kOffHeap - 1; ///< FillLink::at of a link one flow crosses once
   std::vector<FillLink> links_;
@@ -254,6 +278,10 @@ private:
   std::vector<std::size_t> component_;
   std::vector<double> old_rates_;
   bool by_components_ = false;
+  bool incremental_ = false;
+  std::vector<std::uint32_t> held_links_; ///< the neighbourhood's links that a held flow crosses too
+  std::vector<std::uint32_t> link_dirty_; ///< per link: dirty_stamp_ while a changed link no set has visited yet
+  std::uint32_t dirty_stamp_ = 0;
 
   /** @brief By components: a processor-sharing group, a component of at least kGroupMin flows of one penalty that all
    *  cross one link, `link`, which fixes every one of them at one share (no other link of theirs, and no bound, lower).

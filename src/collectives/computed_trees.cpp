@@ -214,6 +214,9 @@ ComputedTrees computed_trees_of(const TreeFlows& t, const TreeLinks& found)
   // leaf uplinks join all the leaves).
   ComputedTrees c;
   c.fluid.solve_by_components(true);
+  // A tree's components chain nodes along the tree (hundreds of flows at 1,024 ranks), but an event moves a few
+  // shares: 4 % of the flows in components of 64 or more at 1,024 GPUs (dbtree, docs/performance.md).
+  c.fluid.solve_incrementally(true);
   std::vector<char> left_out;
   for (const std::uint32_t id : found.left_out) {
     if (id >= left_out.size())

@@ -808,3 +808,59 @@ TEST_CASE("fluid network: a flow the group's share would not fit dissolves it, t
     CHECK(groups == (slow ? 1u : 2u));
   }
 }
+
+TEST_CASE("fluid network: solved incrementally, every share and end is the whole component's, to rounding")
+{
+  // Flows up one "NIC" and down another (links 0-15, two capacities), every fourth also over a switch port (16-19),
+  // penalties of three route latencies, every fifth bounded, every seventh waiting a latency, started over time so that
+  // they come and go in components that chain the NICs. Each event's neighbourhood solved with the other flows held,
+  // against the whole component filled: every share after every event, every event's time and every end equal to
+  // rounding.
+  for (const std::uint32_t seed : {7u, 11u, 23u, 91u, 1234u}) {
+    Net whole, part;
+    for (Net* net : {&whole, &part}) {
+      net->solve_by_components(true);
+      for (std::uint32_t l = 0; l < 20; ++l)
+        net->set_capacity(l, l % 3 == 0 ? 1.22e10 : 2.5e10);
+    }
+    part.solve_incrementally(true);
+    const double penalties[] = {1.1e-6, 2.7e-6, 1.3e-6};
+    std::vector<std::size_t> a, b;
+    std::uint32_t x = seed;
+    auto compare = [&](int step) {
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        INFO("seed " << seed << " step " << step << " flow " << k);
+        REQUIRE(part.done(b[k]) == whole.done(a[k]));
+        if (!whole.done(a[k]))
+          REQUIRE(part.rate(b[k]) == Approx(whole.rate(a[k])).epsilon(1e-12));
+      }
+    };
+    double at = 0;
+    for (int k = 0; k < 300; ++k) {
+      x = x * 1103515245u + 12345u;
+      const std::uint32_t up = (x >> 8) % 16, down = (up + 1 + (x >> 16) % 15) % 16, port = 16 + (x >> 20) % 4;
+      std::vector<std::uint32_t> links = {up, down};
+      if (k % 4 == 1)
+        links.push_back(port);
+      const double work = 1e5 * (1 + (x >> 4) % 97);
+      const double bound = k % 5 == 0 ? 9.1e9 : 0.0;
+      const double latency = k % 7 == 0 ? 1e-6 : 0.0;
+      at += 2e-6 * ((x >> 12) % 4);
+      whole.advance(at);
+      part.advance(at);
+      compare(k);
+      a.push_back(whole.start(at, spec(links, work, latency, penalties[k % 3], bound)));
+      b.push_back(part.start(at, spec(links, work, latency, penalties[k % 3], bound)));
+    }
+    for (int step = 0; step < 10000 && std::isfinite(whole.next_event()); ++step) {
+      const double t = whole.next_event(), u = part.next_event(); // (a rounding apart)
+      REQUIRE(u == Approx(t).epsilon(1e-12));
+      whole.advance(t);
+      part.advance(u);
+      compare(1000 + step);
+    }
+    CHECK(std::isinf(part.next_event()));
+    for (std::size_t k = 0; k < a.size(); ++k)
+      CHECK(part.end(b[k]) == Approx(whole.end(a[k])).epsilon(1e-12));
+  }
+}
