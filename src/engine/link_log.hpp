@@ -40,6 +40,7 @@ public:
   std::vector<dag::LinkUsage> usage(double phase_start);
   static constexpr std::size_t kTracedLinks = 8; ///< links whose traffic the trace draws
   static constexpr std::size_t kCompactMin = 8;  ///< folded intervals a link holds before their memory is reused
+  static constexpr std::size_t kFoldBatch = 16;  ///< intervals a link holds before those below the floor are folded
 
 private:
   struct Entry {
