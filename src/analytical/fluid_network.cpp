@@ -344,15 +344,7 @@ void FluidNetwork::solve()
     link_seen_.resize(capacity_.size(), 0);
   if (flow_seen_.size() < flows_.size())
     flow_seen_.resize(flows_.size(), 0);
-  if (++seen_stamp_ == 0) { // wrapped: every stamp seen so far is old
-    std::fill(link_seen_.begin(), link_seen_.end(), 0u);
-    std::fill(flow_seen_.begin(), flow_seen_.end(), 0u);
-    seen_stamp_ = 1;
-  }
-  if (incremental_) {
-    solve_neighbourhoods();
-    return;
-  }
+  next_seen_stamp();
   for (std::size_t id : alone_) { // a bound alone limits it: a component of its own
     if (flows_[id].state != State::Sharing || !flows_[id].links.empty() || flow_seen_[id] == seen_stamp_)
       continue; // (done since, or its slot taken by another flow)
@@ -361,6 +353,10 @@ void FluidNetwork::solve()
     resolve(component);
   }
   alone_.clear();
+  if (incremental_) {
+    solve_neighbourhoods();
+    return;
+  }
   for (std::uint32_t from : changed_links_) {
     if (link_seen_[from] == seen_stamp_ || (from < group_count_.size() && group_count_[from] > 0))
       continue; // (a group's links: the group keeps its share itself)
@@ -407,23 +403,7 @@ void FluidNetwork::solve_neighbourhoods()
     link_dirty_.resize(capacity_.size(), 0);
   if (old_rates_.size() < flows_.size())
     old_rates_.resize(flows_.size());
-  auto next_stamp = [this] {
-    if (++seen_stamp_ == 0) { // wrapped: every stamp seen so far is old
-      std::fill(link_seen_.begin(), link_seen_.end(), 0u);
-      std::fill(flow_seen_.begin(), flow_seen_.end(), 0u);
-      seen_stamp_ = 1;
-    }
-  };
   std::vector<std::size_t>& set = component_;
-  next_stamp();
-  for (std::size_t id : alone_) { // a bound alone limits it: a component of its own
-    if (flows_[id].state != State::Sharing || !flows_[id].links.empty() || flow_seen_[id] == seen_stamp_)
-      continue; // (done since, or its slot taken by another flow)
-    flow_seen_[id] = seen_stamp_;
-    set.assign(1, id);
-    resolve(set);
-  }
-  alone_.clear();
   if (++dirty_stamp_ == 0) {
     std::fill(link_dirty_.begin(), link_dirty_.end(), 0u);
     dirty_stamp_ = 1;
@@ -435,7 +415,7 @@ void FluidNetwork::solve_neighbourhoods()
   for (std::uint32_t from : changed_links_) {
     if (link_dirty_[from] != dirty_stamp_)
       continue; // visited by an earlier set, or a group's
-    next_stamp();
+    next_seen_stamp();
     set.clear();
     held_links_.clear();
     link_seen_[from] = seen_stamp_;
@@ -521,6 +501,15 @@ bool FluidNetwork::take_in_higher()
     }
   }
   return any;
+}
+
+void FluidNetwork::next_seen_stamp()
+{
+  if (++seen_stamp_ == 0) { // wrapped: every stamp seen so far is old
+    std::fill(link_seen_.begin(), link_seen_.end(), 0u);
+    std::fill(flow_seen_.begin(), flow_seen_.end(), 0u);
+    seen_stamp_ = 1;
+  }
 }
 
 bool FluidNetwork::alone(Flow& f) const

@@ -203,6 +203,8 @@ private:
   void resolve(std::vector<std::size_t>& flows);
   /** The flows of `flows` whose rate moved from old_rates_: their work brought to now, their ends scheduled again. */
   void reschedule(const std::vector<std::size_t>& flows);
+  /** A new stamp for link_seen_ and flow_seen_ (both cleared when it wraps). */
+  void next_seen_stamp();
   /** By components, incrementally: the neighbourhood of each changed link solved ("Neighbourhood"). */
   void solve_neighbourhoods();
   /** Adds flow `id` to the neighbourhood being built (seen_stamp_), its old rate kept, its links to visit. */
