@@ -423,18 +423,15 @@ void FluidNetwork::solve_neighbourhoods()
     close_neighbourhood();
     if (set.empty())
       continue; // no flow's share moves
-    bool whole = held_links_.empty();
-    if (!(whole && set.size() == 1 && alone(flows_[set.front()]))) {
+    if (!(held_links_.empty() && set.size() == 1 && alone(flows_[set.front()])))
       for (;;) {
         fill(set, true);
         if (!take_in_higher())
           break;
         close_neighbourhood();
       }
-      whole = std::all_of(links_.begin(), links_.end(), [](const FillLink& k) { return k.outside == 0; });
-    }
     reschedule(set);
-    if (whole && !group_.active && set.size() >= kGroupMin)
+    if (!group_.active && set.size() >= kGroupMin)
       try_group(set);
   }
   changed_links_.clear();
@@ -682,6 +679,21 @@ void FluidNetwork::try_group(const std::vector<std::size_t>& component)
   for (std::size_t id : component)
     if (std::count(flows_[id].links.begin(), flows_[id].links.end(), link) != 1)
       return;
+  // No other flow on a member's link (a neighbourhood solved with flows held around it is not a component): the
+  // group keeps its links' room by its members alone (group_room).
+  size_group_tables();
+  for (std::size_t id : component)
+    for (std::uint32_t l : flows_[id].links)
+      ++group_count_[l];
+  bool closed = true;
+  for (std::size_t id : component)
+    for (std::uint32_t l : flows_[id].links)
+      closed = closed && on_link_[l].size() == group_count_[l];
+  for (std::size_t id : component)
+    for (std::uint32_t l : flows_[id].links)
+      group_count_[l] = 0;
+  if (!closed)
+    return;
   group_.link = link;
   group_.penalty = first.penalty;
   if (std::fabs(group_rate(component.size()) - rate) > 1e-12 * rate)

@@ -728,12 +728,13 @@ enum class Newcomer { None, OffLink, NarrowLink, Bound, TakenLink };
 
 /** 100 flows over link 0 (1e9 B/s), each also over its own link (1 + i, 1e9 B/s) and a link of four (1000 + i / 4,
  *  3e8 B/s), posted 1 us apart, 1e5 B each, and `newcomer`. Every flow's end, solved by components
- *  (processor-sharing groups) or as one set. */
+ *  (processor-sharing groups; `incremental`: each event's neighbourhood) or as one set. */
 std::vector<double> star_ends(bool by_components, Newcomer newcomer, std::size_t* groups = nullptr,
-                              std::size_t* grouped = nullptr)
+                              std::size_t* grouped = nullptr, bool incremental = false)
 {
   Net net;
   net.solve_by_components(by_components);
+  net.solve_incrementally(incremental);
   for (std::uint32_t l = 0; l < 1100; ++l)
     net.set_capacity(l, l < 1000 ? 1e9 : l == 1099 ? 1e6 : 3e8);
   std::vector<std::size_t> ids;
@@ -772,19 +773,23 @@ TEST_CASE("fluid network: flows posted one after the other over one link share i
   // n >= 14. A processor-sharing group from the 64th flow on (FluidNetwork::Group), each later one joining it, each end
   // leaving it, until 13 are left and the links of four would bind (dissolved: the component solved again, the links
   // of four now the bottlenecks). The whole set, solved as one at every event, gives the same ends.
-  std::size_t groups = 0, grouped = 0;
-  const std::vector<double> by_groups = star_ends(true, Newcomer::None, &groups, &grouped);
-  const std::vector<double> whole = star_ends(false, Newcomer::None);
-  REQUIRE(by_groups.size() == whole.size());
-  for (std::size_t i = 0; i < whole.size(); ++i) {
-    INFO("flow " << i);
-    CHECK(by_groups[i] == Approx(whole[i]).epsilon(1e-12));
+  // Solved incrementally, the group is made where the neighbourhood is the whole component, the same.
+  for (const bool incremental : {false, true}) {
+    INFO("incremental " << incremental);
+    std::size_t groups = 0, grouped = 0;
+    const std::vector<double> by_groups = star_ends(true, Newcomer::None, &groups, &grouped, incremental);
+    const std::vector<double> whole = star_ends(false, Newcomer::None);
+    REQUIRE(by_groups.size() == whole.size());
+    for (std::size_t i = 0; i < whole.size(); ++i) {
+      INFO("flow " << i);
+      CHECK(by_groups[i] == Approx(whole[i]).epsilon(1e-12));
+    }
+    CHECK(groups >= 1);
+    CHECK(grouped >= 100); // 64 made it, 36 joined
+    // By hand: the first flow runs alone 1 us (1e3 B at 1e9), then shares; all 100 are in flight until the first ends
+    // (1e5 B each, far more than a microsecond's worth): the last to start ends last.
+    CHECK(*std::max_element(whole.begin(), whole.end()) == whole.back());
   }
-  CHECK(groups >= 1);
-  CHECK(grouped >= 100); // 64 made it, 36 joined
-  // By hand: the first flow runs alone 1 us (1e3 B at 1e9), then shares; all 100 are in flight until the first ends
-  // (1e5 B each, far more than a microsecond's worth): the last to start ends last.
-  CHECK(*std::max_element(whole.begin(), whole.end()) == whole.back());
 }
 
 TEST_CASE("fluid network: a flow the group's share would not fit dissolves it, the shares as before")
@@ -792,21 +797,22 @@ TEST_CASE("fluid network: a flow the group's share would not fit dissolves it, t
   // The star above with one more flow at 85 us that cannot join the group: off its link (flow 7 and it share link 8),
   // held by a narrower link of its own or its own bound below the group's share, or on a link a flow outside the group
   // already crosses. Each time the group is dissolved and its component solved as any, then made again.
-  for (const Newcomer newcomer : {Newcomer::OffLink, Newcomer::NarrowLink, Newcomer::Bound, Newcomer::TakenLink}) {
-    INFO("newcomer " << static_cast<int>(newcomer));
-    std::size_t groups = 0;
-    const std::vector<double> by_groups = star_ends(true, newcomer, &groups);
-    const std::vector<double> whole = star_ends(false, newcomer);
-    REQUIRE(by_groups.size() == whole.size());
-    for (std::size_t i = 0; i < whole.size(); ++i) {
-      INFO("flow " << i);
-      CHECK(by_groups[i] == Approx(whole[i]).epsilon(1e-12));
+  for (const Newcomer newcomer : {Newcomer::OffLink, Newcomer::NarrowLink, Newcomer::Bound, Newcomer::TakenLink})
+    for (const bool incremental : {false, true}) {
+      INFO("newcomer " << static_cast<int>(newcomer) << " incremental " << incremental);
+      std::size_t groups = 0;
+      const std::vector<double> by_groups = star_ends(true, newcomer, &groups, nullptr, incremental);
+      const std::vector<double> whole = star_ends(false, newcomer);
+      REQUIRE(by_groups.size() == whole.size());
+      for (std::size_t i = 0; i < whole.size(); ++i) {
+        INFO("flow " << i);
+        CHECK(by_groups[i] == Approx(whole[i]).epsilon(1e-12));
+      }
+      // Made again after the dissolution, except where the newcomer, held at 1e6 B/s, stays in the component with
+      // another share until after the star's flows have all ended.
+      const bool slow = newcomer == Newcomer::NarrowLink || newcomer == Newcomer::Bound;
+      CHECK(groups == (slow ? 1u : 2u));
     }
-    // Made again after the dissolution, except where the newcomer, held at 1e6 B/s, stays in the component with
-    // another share until after the star's flows have all ended.
-    const bool slow = newcomer == Newcomer::NarrowLink || newcomer == Newcomer::Bound;
-    CHECK(groups == (slow ? 1u : 2u));
-  }
 }
 
 TEST_CASE("fluid network: solved incrementally, every share and end is the whole component's, to rounding")
@@ -862,5 +868,39 @@ TEST_CASE("fluid network: solved incrementally, every share and end is the whole
     CHECK(std::isinf(part.next_event()));
     for (std::size_t k = 0; k < a.size(); ++k)
       CHECK(part.end(b[k]) == Approx(whole.end(a[k])).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("fluid network: solved incrementally, no group is made of a neighbourhood with a flow held on its links")
+{
+  // 72 flows posted 1 us apart over link 0 (1e9 B/s), each over its own link too; the sixth also over link 1000
+  // (1.5e7 B/s), which a flow held at 1e6 B/s by its own link 1001 crosses. From the 72nd on, link 0 holds every flow
+  // at 1e9 / 72 (so the sixth's neck is link 0, and the other flow on link 1000 is held, its neck elsewhere); a group
+  // made of them would keep 1e9 / n for every member as they end, though the sixth then fills link 1000 (1e9 / 71 + 1e6
+  // > 1.5e7). Ends against the whole component, solved as one set.
+  auto ends = [](bool whole) {
+    Net net;
+    net.solve_by_components(!whole);
+    net.solve_incrementally(!whole);
+    for (std::uint32_t l = 0; l < 1002; ++l)
+      net.set_capacity(l, l < 1000 ? 1e9 : l == 1000 ? 1.5e7 : 1e6);
+    std::vector<std::size_t> ids = {net.start(0, spec({1000, 1001}, 1e4))};
+    for (std::uint32_t i = 0; i < 72; ++i) {
+      const double t = 1e-6 * i;
+      net.advance(t);
+      ids.push_back(net.start(t, i == 5 ? spec({0, 1 + i, 1000}, 1e5) : spec({0, 1 + i}, 1e5)));
+    }
+    run(net, ids);
+    std::vector<double> out;
+    for (std::size_t id : ids)
+      out.push_back(net.end(id));
+    CHECK(net.groups() == 0);
+    return out;
+  };
+  const std::vector<double> part = ends(false), whole = ends(true);
+  REQUIRE(part.size() == whole.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    INFO("flow " << i);
+    CHECK(part[i] == Approx(whole[i]).epsilon(1e-12));
   }
 }
