@@ -857,6 +857,15 @@ double CommWorld::send_cost_s(int from, int to, std::uint64_t bytes) const
   return s;
 }
 
+double CommWorld::send_cost_s(int from, int to, std::uint64_t bytes, const Route& route) const
+{
+  const StackProfile& stack = options_.stack;
+  double s = options_.msg_overhead_s + stack.send_overhead_s + stack.copy_s_per_byte * double(bytes);
+  if (stack.rendezvous(bytes)) // (handshake_s: a solo world's cached route holds)
+    s += solo_ ? rendezvous_round_trip_s(options_, route.latency_s) : handshake_s(from, to);
+  return s;
+}
+
 void CommWorld::run_step(const std::vector<Flow>& flows)
 {
   double before_s = 0;

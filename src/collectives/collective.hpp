@@ -209,6 +209,8 @@ public:
   /** True when FluidNetwork computes flows over `routes` as SimGrid's model does (no fat pipe crossed by routes of
    *  different latencies: Mirror::computed). */
   static bool fluid_exact(const std::vector<const Route*>& routes);
+  /** send_cost_s with the transfer's route at hand (cached_route(from, to)): no lookup of it for the handshake. */
+  double send_cost_s(int from, int to, std::uint64_t bytes, const Route& route) const;
   /** cached_route for the transfer on_transfer is reporting (from its caller when it has it: no lookup). */
   const Route& transfer_route(int from, int to) const;
   /** account() with the flow's route (cached_route(flow.from, flow.to)) and the channel it reports at hand (the
