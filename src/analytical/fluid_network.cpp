@@ -163,7 +163,7 @@ void FluidNetwork::begin_sharing(std::size_t id)
       bool meets_group = false;
       if (group_.active)
         for (std::uint32_t l : f.links)
-          meets_group = meets_group || (l < group_count_.size() && group_count_[l] > 0);
+          meets_group = meets_group || in_group(l);
       if (meets_group && group_join(id))
         return; // its share is the group's: nothing else changes
       if (meets_group)
@@ -358,7 +358,7 @@ void FluidNetwork::solve()
     return;
   }
   for (std::uint32_t from : changed_links_) {
-    if (link_seen_[from] == seen_stamp_ || (from < group_count_.size() && group_count_[from] > 0))
+    if (link_seen_[from] == seen_stamp_ || in_group(from))
       continue; // (a group's links: the group keeps its share itself)
     link_seen_[from] = seen_stamp_;
     component.clear();
@@ -408,9 +408,8 @@ void FluidNetwork::solve_neighbourhoods()
     std::fill(link_dirty_.begin(), link_dirty_.end(), 0u);
     dirty_stamp_ = 1;
   }
-  auto group_link = [this](std::uint32_t l) { return l < group_count_.size() && group_count_[l] > 0; };
   for (std::uint32_t l : changed_links_)
-    if (!group_link(l)) // (a group's links: the group keeps its share itself)
+    if (!in_group(l)) // (a group's links: the group keeps its share itself)
       link_dirty_[l] = dirty_stamp_;
   for (std::uint32_t from : changed_links_) {
     if (link_dirty_[from] != dirty_stamp_)

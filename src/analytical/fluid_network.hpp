@@ -203,6 +203,8 @@ private:
   void resolve(std::vector<std::size_t>& flows);
   /** The flows of `flows` whose rate moved from old_rates_: their work brought to now, their ends scheduled again. */
   void reschedule(const std::vector<std::size_t>& flows);
+  /** Link `l` is one of group_'s members' links (the group keeps its share itself). */
+  bool in_group(std::uint32_t l) const { return l < group_count_.size() && group_count_[l] > 0; }
   /** A new stamp for link_seen_ and flow_seen_ (both cleared when it wraps). */
   void next_seen_stamp();
   /** By components, incrementally: the neighbourhood of each changed link solved ("Neighbourhood"). */

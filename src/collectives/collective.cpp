@@ -160,10 +160,12 @@ sg4::CommPtr CommWorld::post_send(int self, int to, std::uint64_t bytes, bool ov
   return mailbox(self, to, channel)->put_async(payload_of(bytes), bytes);
 }
 
-double CommWorld::handshake_s(int self, int to) const
+double CommWorld::handshake_s(int self, int to, const Route* cached) const
 {
   // A solo world's network has no profiles (exact_network): its cached routes' latencies hold; otherwise read afresh.
-  return rendezvous_round_trip_s(options_, solo_ ? cached_route(self, to).latency_s : route(self, to).alpha_s);
+  if (!solo_)
+    return rendezvous_round_trip_s(options_, route(self, to).alpha_s);
+  return rendezvous_round_trip_s(options_, (cached != nullptr ? *cached : cached_route(self, to)).latency_s);
 }
 
 void CommWorld::received(int self, char* const* payloads, std::size_t count)
@@ -848,21 +850,12 @@ std::vector<double> CommWorld::run_timed(const std::vector<Flow>& flows, const s
   return ends;
 }
 
-double CommWorld::send_cost_s(int from, int to, std::uint64_t bytes) const
+double CommWorld::send_cost_s(int from, int to, std::uint64_t bytes, const Route* cached) const
 {
   const StackProfile& stack = options_.stack;
   double s = options_.msg_overhead_s + stack.send_overhead_s + stack.copy_s_per_byte * double(bytes);
   if (stack.rendezvous(bytes))
-    s += handshake_s(from, to);
-  return s;
-}
-
-double CommWorld::send_cost_s(int from, int to, std::uint64_t bytes, const Route& route) const
-{
-  const StackProfile& stack = options_.stack;
-  double s = options_.msg_overhead_s + stack.send_overhead_s + stack.copy_s_per_byte * double(bytes);
-  if (stack.rendezvous(bytes)) // (handshake_s: a solo world's cached route holds)
-    s += solo_ ? rendezvous_round_trip_s(options_, route.latency_s) : handshake_s(from, to);
+    s += handshake_s(from, to, cached);
   return s;
 }
 

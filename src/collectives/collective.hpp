@@ -47,6 +47,7 @@ void set_cm02(analytical::FluidNetwork::FlowSpec& spec, const StackProfile& stac
  *  model) and counts the bytes. */
 class CommWorld {
 public:
+  struct Route; // (below)
   /** `tag` keeps the mailboxes of different phases apart; `node_of_rank` groups ranks by node (hier). */
   CommWorld(std::vector<simgrid::s4u::Host*> ranks, std::vector<int> node_of_rank, CollectiveOptions options,
             std::string tag);
@@ -85,8 +86,9 @@ public:
   void run_step(const std::vector<Flow>& flows);
   /** What the sender of a message of `bytes` from `from` to `to` spends before it is posted (outside staging copies
    *  and CPU contention, as post_send charges it): the overhead (msg_overhead_s), the stack's send overhead and copy
-   *  and, above its eager limit, the rendezvous round trip over their route. */
-  double send_cost_s(int from, int to, std::uint64_t bytes) const;
+   *  and, above its eager limit, the rendezvous round trip over their route (`cached`: cached_route(from, to), where
+   * the caller has it at hand; otherwise looked up). */
+  double send_cost_s(int from, int to, std::uint64_t bytes, const Route* cached = nullptr) const;
   /** Counts and reports a transfer that a flow form's own model timed (tree_flow_plan), from `start_s` to `end_s`
    *  (absolute), on the calling driver's channel; SimGrid does not run it (its load, where other traffic may meet
    *  it, goes through load()). */
@@ -209,8 +211,6 @@ public:
   /** True when FluidNetwork computes flows over `routes` as SimGrid's model does (no fat pipe crossed by routes of
    *  different latencies: Mirror::computed). */
   static bool fluid_exact(const std::vector<const Route*>& routes);
-  /** send_cost_s with the transfer's route at hand (cached_route(from, to)): no lookup of it for the handshake. */
-  double send_cost_s(int from, int to, std::uint64_t bytes, const Route& route) const;
   /** cached_route for the transfer on_transfer is reporting (from its caller when it has it: no lookup). */
   const Route& transfer_route(int from, int to) const;
   /** account() with the flow's route (cached_route(flow.from, flow.to)) and the channel it reports at hand (the
@@ -438,8 +438,9 @@ private:
   mutable std::unordered_map<std::uint64_t, Route> routes_; ///< (from << 32 | to) -> route (cached_route)
   simgrid::s4u::Mailbox* mailbox(int src, int dst, int channel);
   simgrid::s4u::CommPtr post_send(int self, int to, std::uint64_t bytes, bool overhead, int channel);
-  /** The stack's rendezvous round trip before a large message from `self` to `to`, seconds. */
-  double handshake_s(int self, int to) const;
+  /** The stack's rendezvous round trip before a large message from `self` to `to`, seconds (`cached`: as send_cost_s).
+   */
+  double handshake_s(int self, int to, const Route* cached = nullptr) const;
   /** After `count` messages landed (their payload pointers): the stack's receive overhead (cpu_work), then, for a
    *  host-staged endpoint, the copies to the GPU. */
   void received(int self, char* const* payloads, std::size_t count);

@@ -504,7 +504,7 @@ void TreeStream::run_tree(std::size_t s, std::size_t v)
       const CommWorld::Route& route = // the edge's, as the transfer's account gives it
           p.phase == 0 ? *t_.routes[j][v][0] : *t_.routes[j][static_cast<std::size_t>(to)][1];
       const double cost =
-          world_.send_cost_s(g_.endpoint(static_cast<int>(v)), g_.endpoint(to), size_of(s, p.k, p.chunk), route);
+          world_.send_cost_s(g_.endpoint(static_cast<int>(v)), g_.endpoint(to), size_of(s, p.k, p.chunk), &route);
       if (cost > 0)
         clock_.sleep(now_, cost, s * members_ + v, kPostSend);
       else
