@@ -11,12 +11,40 @@ LinkLog::LinkLog(bool timelines, int lanes)
     : timelines_(timelines)
     , floors_(static_cast<std::size_t>(std::max(lanes, 1)), -std::numeric_limits<double>::infinity())
 {
+  pending_.reserve(kPending);
 }
 
 void LinkLog::add(const collectives::CommWorld::Route& route, std::uint64_t bytes, double start, double end)
 {
-  for (std::size_t k = 0; k < route.shared_ids.size(); ++k)
-    add_span(route.shared_ids[k], route.shared.data() + k, bytes, start, end);
+  __builtin_prefetch(&route.shared_ids); // read at the flush: the route arrives meanwhile
+  pending_.push_back({&route, bytes, start, end});
+  if (pending_.size() == kPending)
+    flush();
+}
+
+void LinkLog::flush()
+{
+  // Three reads in a chain per transfer (its route, the route's list of links, each link's entry), each a cache miss
+  // in a large world: issued for every pending transfer before the first is booked, they overlap.
+  for (const Pending& p : pending_)
+    __builtin_prefetch(p.route->shared_ids.data());
+  for (const Pending& p : pending_)
+    for (const std::uint32_t id : p.route->shared_ids) {
+      if (id >= links_.size())
+        grow(id);
+      __builtin_prefetch(&links_[id]);
+    }
+  for (const Pending& p : pending_) // in the order added (any order would do: set_floor())
+    for (std::size_t k = 0; k < p.route->shared_ids.size(); ++k)
+      add_span(p.route->shared_ids[k], p.route->shared.data() + k, p.bytes, p.start, p.end);
+  pending_.clear();
+}
+
+void LinkLog::grow(std::uint32_t id)
+{
+  links_.resize(id + 1);
+  link_of_.resize(id + 1, nullptr);
+  folded_s_.resize(id + 1, 0.0);
 }
 
 void LinkLog::add(const collectives::CommWorld::TransferBatch& b)
@@ -40,18 +68,21 @@ void LinkLog::add(const collectives::CommWorld::TransferBatch& b)
 
 void LinkLog::set_floor(int lane, double t)
 {
+  flush(); // booked under the floor they came under (a span added before it may start before `t`)
   floors_.at(static_cast<std::size_t>(lane)) = t;
   floor_ = *std::min_element(floors_.begin(), floors_.end());
 }
 
 void LinkLog::repeat(unsigned times, double period)
 {
-  for (auto& l : links_) {
-    if (l.link == nullptr)
+  flush();
+  for (std::size_t id = 0; id < links_.size(); ++id) {
+    if (link_of_[id] == nullptr)
       continue; // a number no transfer of this phase used
+    Entry& l = links_[id];
     gather(l);
     l.bytes *= times;
-    l.folded_s *= times; // within the first iteration: its copies do not overlap
+    folded_s_[id] *= times; // within the first iteration: its copies do not overlap
     const std::size_t n = l.spans.size();
     for (unsigned k = 1; k < times; ++k)
       for (std::size_t i = 0; i < n; ++i)
@@ -61,16 +92,19 @@ void LinkLog::repeat(unsigned times, double period)
 
 std::vector<dag::LinkUsage> LinkLog::usage(double phase_start)
 {
+  flush();
   std::vector<dag::LinkUsage> out;
-  for (auto& l : links_) {
-    if (l.link == nullptr)
+  for (std::size_t id = 0; id < links_.size(); ++id) {
+    const sg4::Link* link = link_of_[id];
+    if (link == nullptr)
       continue; // a number no transfer of this phase used
+    Entry& l = links_[id];
     gather(l);
     if (!timelines_)
       merge(l.spans); // copies (repeat) may touch: the busy intervals (sorted), summed below in order
     else
       std::sort(l.spans.begin(), l.spans.end());
-    double busy = l.folded_s, open = -1, close = -1; // the folded intervals end before every later span starts
+    double busy = folded_s_[id], open = -1, close = -1; // the folded intervals end before every later span starts
     for (const auto& [s, e] : l.spans) {
       if (s > close) {
         busy += close - open;
@@ -81,7 +115,7 @@ std::vector<dag::LinkUsage> LinkLog::usage(double phase_start)
       }
     }
     busy += close - open;
-    out.push_back({l.link->get_name(), l.link->get_bandwidth(), l.bytes, busy, {}});
+    out.push_back({link->get_name(), link->get_bandwidth(), l.bytes, busy, {}});
     if (!timelines_)
       continue;
     std::vector<std::pair<double, int>> changes; // +1 at each start, -1 at each end
@@ -118,10 +152,12 @@ std::vector<dag::LinkUsage> LinkLog::usage(double phase_start)
 void LinkLog::add_span(std::uint32_t id, const sg4::Link* const* link, std::uint64_t bytes, double start, double end)
 {
   if (id >= links_.size())
-    links_.resize(id + 1);
+    grow(id);
   Entry& l = links_[id];
-  if (l.link == nullptr) // (read once per link: the route's list of links is one cache line more per transfer)
-    l.link = *link;
+  // The link, where the entry looks new (again for each empty transfer until one has bytes): read once per link, not
+  // per transfer (the route's list of links and link_of_ are cache lines more).
+  if (l.bytes == 0 && l.tail_s > l.tail_e && l.spans.empty())
+    link_of_[id] = *link;
   l.bytes += bytes;
   if (timelines_) {
     l.spans.emplace_back(start, end);
@@ -130,7 +166,7 @@ void LinkLog::add_span(std::uint32_t id, const sg4::Link* const* link, std::uint
   // Folded a batch at a time: passing an interval reads it (a cache miss per span where each add folded the one
   // before); intervals below the floor meet no later span, so they wait in `spans` with the same result.
   if (l.spans.size() - l.head >= kFoldBatch)
-    fold(l);
+    fold(l, folded_s_[id]);
   merge_in(l, start, end);
 }
 
@@ -194,16 +230,16 @@ void LinkLog::push_tail(Entry& l)
   l.tail_e = -1;
 }
 
-void LinkLog::fold(Entry& l) const
+void LinkLog::fold(Entry& l, double& folded) const
 {
   auto& v = l.spans;
   while (l.front_e < floor_) {
-    l.folded_s += v[l.head].second - v[l.head].first;
+    folded += v[l.head].second - v[l.head].first;
     ++l.head;
     l.front_e = l.head < v.size() ? v[l.head].second : std::numeric_limits<double>::infinity();
   }
   if (l.head == v.size() && l.tail_e < floor_ && l.tail_s <= l.tail_e) { // the tail too, last (in order)
-    l.folded_s += l.tail_e - l.tail_s;
+    folded += l.tail_e - l.tail_s;
     l.tail_s = 0;
     l.tail_e = -1;
   }

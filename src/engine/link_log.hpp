@@ -23,7 +23,8 @@ public:
    *  in as it comes, and sums those that no later span can reach (the same busy time).
    *  `lanes`: the drivers that may set a floor (set_floor); none folds until every one has. */
   LinkLog(bool timelines, int lanes);
-  /** A transfer over `route` from `start` to `end` (seconds). */
+  /** A transfer over `route` from `start` to `end` (seconds), booked with up to kPending others (flush()): `route`
+   *  lives until then (CommWorld's cached routes live as long as their world). */
   void add(const collectives::CommWorld::Route& route, std::uint64_t bytes, double start, double end);
   /** Flows started together: without timelines, each link's bytes and one span to the last flow's end (the union
    *  of spans that share their start: what add() would log flow by flow). */
@@ -41,20 +42,35 @@ public:
   static constexpr std::size_t kTracedLinks = 8; ///< links whose traffic the trace draws
   static constexpr std::size_t kCompactMin = 8;  ///< folded intervals a link holds before their memory is reused
   static constexpr std::size_t kFoldBatch = 16;  ///< intervals a link holds before those below the floor are folded
+  static constexpr std::size_t kPending = 32;    ///< transfers add() keeps before it books them (flush())
 
 private:
-  struct Entry {
-    const simgrid::s4u::Link* link = nullptr; ///< none: no transfer crossed it
+  /** One cache line (a transfer reads one per link it crosses); the link itself and the length of the intervals
+   *  folded are kept apart (link_of_, folded_s_: read once, and when a fold passes intervals). */
+  struct alignas(64) Entry {
     std::uint64_t bytes = 0;
     /** Without timelines, the busy intervals: sorted, disjoint (touching ones joined, as usage() joins them), those
-     *  before `head` summed in folded_s; the latest, `tail`, kept here (most spans extend it or follow it: one cache
+     *  before `head` summed in folded_s_; the latest, `tail`, kept here (most spans extend it or follow it: one cache
      *  line per span), the others in `spans` from `head` on. With timelines: every span in `spans`. */
     double tail_s = 0, tail_e = -1;                           ///< none while tail_s > tail_e
     double front_e = std::numeric_limits<double>::infinity(); ///< spans[head]'s end (+inf: none past head)
-    double folded_s = 0; ///< the length of the intervals folded (before `head`, or dropped)
     std::vector<std::pair<double, double>> spans;
     std::size_t head = 0;
   };
+  static_assert(sizeof(Entry) == 64, "a link's entry is one cache line");
+  /** A transfer add() keeps until the flush. */
+  struct Pending {
+    const collectives::CommWorld::Route* route;
+    std::uint64_t bytes;
+    double start, end;
+  };
+  /** Books the pending transfers, their memory reads issued for all of them first. Before the floor rises (set_floor)
+   *  and before the log is read: then the same intervals and sums as booking each as it comes. Within one floor, the
+   *  order of booking does not matter: every span added since starts at or after the floor, past every interval that
+   *  folds, and the union of the others is the same in any order. */
+  void flush();
+  /** Entries up to link number `id`. */
+  void grow(std::uint32_t id);
   /** Books a span of link number `id`, `*link` (read where the entry has none yet). */
   void add_span(std::uint32_t id, const simgrid::s4u::Link* const* link, std::uint64_t bytes, double start, double end);
   /** Merges [start, end] into the busy intervals of `l`. Spans come nearly in order of their ends (reported as
@@ -66,8 +82,8 @@ private:
   /** The tail moved to `spans` (gather(), or when a later span comes). */
   static void push_tail(Entry& l);
   /** Sums the intervals of `l` that end before the floor (no later span starts before it, so none can reach them)
-   *  into its folded time, in order (usage() then adds the others to it: the same sum), and passes them. */
-  void fold(Entry& l) const;
+   *  into `folded` (its folded_s_), in order (usage() then adds the others to it: the same sum), and passes them. */
+  void fold(Entry& l, double& folded) const;
   /** Drops the intervals of `l` folded so far. */
   static void drop_folded(Entry& l);
   /** Every interval of `l` not folded in its `spans`, from the first (usage(), repeat()). */
@@ -76,8 +92,11 @@ private:
   static void merge(std::vector<std::pair<double, double>>& spans);
 
   bool timelines_;
-  std::vector<Entry> links_;   ///< by the link's number in the world (CommWorld::Route::shared_ids)
-  std::vector<double> floors_; ///< per driver lane: set_floor's time (-infinity until set: no folding)
+  std::vector<Pending> pending_;                   ///< add()'s, not booked yet
+  std::vector<Entry> links_;                       ///< by the link's number in the world (CommWorld::Route::shared_ids)
+  std::vector<const simgrid::s4u::Link*> link_of_; ///< by that number: the link (none: no transfer crossed it)
+  std::vector<double> folded_s_; ///< by that number: the length of the intervals folded (before `head`, or dropped)
+  std::vector<double> floors_;   ///< per driver lane: set_floor's time (-infinity until set: no folding)
   double floor_ = -std::numeric_limits<double>::infinity(); ///< the least of floors_
 };
 

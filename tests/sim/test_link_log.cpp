@@ -224,3 +224,22 @@ TEST_CASE("link log: a span that arrives out of order joins the interval it over
   log.add(route, 1, 300.0, 301.0);
   CHECK(busy_s(log) == 9.0);
 }
+
+TEST_CASE("link log: spans added before a floor rises are booked under the floor they came under")
+{
+  // n unit spans [2k, 2k + 1] (enough to fold: kFoldBatch), then [0.5, 1.5], which reaches back over [0, 1] (no floor
+  // yet: any span may), then the floor rises to 10n and more spans follow. add() keeps spans before it books them
+  // (kPending); booked under the risen floor, [0, 1] would fold before [0.5, 1.5] met it, and [0.5, 1] would count
+  // twice. Union: n unit spans, 0.5 more for [1, 1.5], and the 40 spans after. For every n over one buffer's span.
+  test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
+  const auto route = one_link();
+  for (int n = static_cast<int>(engine::LinkLog::kFoldBatch) + 1;
+       n <= static_cast<int>(engine::LinkLog::kFoldBatch + engine::LinkLog::kPending) + 1; ++n) {
+    engine::LinkLog log(false, 1);
+    add_units(log, route, 0, n);
+    log.add(route, 1, 0.5, 1.5);
+    log.set_floor(0, 20.0 * n);
+    add_units(log, route, 10 * n, 10 * n + 40);
+    CHECK(busy_s(log) == n + 0.5 + 40);
+  }
+}
