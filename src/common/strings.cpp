@@ -4,6 +4,7 @@
 #include "common/error.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -181,8 +182,15 @@ std::string format_bytes(double bytes)
 
 std::string format_double(double value)
 {
+  // No decimal of fewer significant digits than the shortest that reads back (to_chars; "inf", "nan": none) does:
+  // "%.*g" from there, one print and one read in most cases (from precision 1, up to 17 of each: 2.6 % of dbtree's
+  // instructions at 1,024 GPUs, for its report). (A precision of 0 prints as 1.)
   char buf[64];
-  for (int precision = 1; precision <= 17; ++precision) {
+  int shortest = 0;
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
+  for (const char* c = buf; ec == std::errc() && c != end && *c != 'e'; ++c)
+    shortest += std::isdigit(static_cast<unsigned char>(*c)) ? 1 : 0;
+  for (int precision = shortest; precision <= 17; ++precision) {
     std::snprintf(buf, sizeof buf, "%.*g", precision, value);
     if (std::strtod(buf, nullptr) == value || std::isnan(value))
       break;

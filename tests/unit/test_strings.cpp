@@ -6,6 +6,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
 using namespace ddlsim;
 
 TEST_CASE("natural_less orders digit runs by value")
@@ -98,4 +105,36 @@ TEST_CASE("times and sizes need a unit, except a bare 0")
   CHECK_THROWS_WITH(
       parse_bytes("4096", "s"),
       "s: a size needs a unit: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB (got '4096'; write 4096B for bytes)");
+}
+
+TEST_CASE("format_double prints the fewest significant digits that read back as the same double")
+{
+  CHECK(format_double(0.0005) == "0.0005");
+  CHECK(format_double(0.1) == "0.1");
+  CHECK(format_double(424.782) == "424.782");
+  CHECK(format_double(123456) == "123456");
+  CHECK(format_double(1e22) == "1e+22");
+  CHECK(format_double(1.0 / 3) == "0.3333333333333333");
+  CHECK(format_double(-0.0) == "-0");
+  CHECK(format_double(std::numeric_limits<double>::denorm_min()) == "5e-324");
+  CHECK(format_double(std::numeric_limits<double>::infinity()) == "inf");
+  CHECK(format_double(-std::numeric_limits<double>::infinity()) == "-inf");
+  // Doubles of every magnitude against the definition: "%.*g" at the least precision that reads back.
+  std::uint64_t bits = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < 20000; ++i) {
+    bits ^= bits << 13;
+    bits ^= bits >> 7;
+    bits ^= bits << 17;
+    double v = 0;
+    std::memcpy(&v, &bits, sizeof v);
+    if (!std::isfinite(v))
+      continue;
+    char least[64];
+    for (int precision = 1; precision <= 17; ++precision) {
+      std::snprintf(least, sizeof least, "%.*g", precision, v);
+      if (std::strtod(least, nullptr) == v)
+        break;
+    }
+    REQUIRE(format_double(v) == least);
+  }
 }
