@@ -74,7 +74,7 @@ void FluidNetwork::wait_latency(std::size_t id, double latency)
   // Flows of one latency, started at times that never go back, end their latencies in the order they were started:
   // a queue per latency holds them in that order, off the heap (a handful of queues: a plan's routes have few
   // latencies; past kMaxKeys, on the heap).
-  if (!waiting_.push(latency, id))
+  if (!waiting_.push(latency, id, flows_[id].shares_at))
     schedule(id, flows_[id].shares_at);
 }
 
@@ -249,7 +249,7 @@ double FluidNetwork::next_event()
     for (const auto& [id, order] : live_)
       if (sharing(id, order))
         next = std::min(next, flows_[id].due);
-  next = std::min(next, waiting_.earliest([this](std::size_t id) { return flows_[id].shares_at; }));
+  next = std::min(next, waiting_.earliest());
   return next;
 }
 
@@ -937,7 +937,7 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
       if (link_stamp_[l] != stamp_) {
         link_stamp_[l] = stamp_;
         link_slot_[l] = static_cast<std::uint32_t>(links_.size());
-        links_.push_back({capacity_[l], 0.0, 0, 0, l, 0, 0, 0, 0, f.penalty, false});
+        links_.push_back({capacity_[l], 0.0, 0, 0, l, 0, 0, 0, 0, 0, f.penalty, false});
         if (partial) { // the shares of the flows outside the set, held
           FillLink& k = links_.back();
           for (const auto& [g, at] : on_link_[l])
@@ -966,6 +966,9 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
   // A link that one flow crosses once (most of a flow's links: its member's own, its NIC's where no other flow is)
   // stays at the level where that flow alone fills it until the flow is fixed: not on the heap, but one entry per flow
   // (its lowest such link), sorted once, met in the heap's own order (level, then slot).
+  // A fill of a few links (most: a neighbourhood is a few flows over their NICs) finds the lowest link by a scan of
+  // them all instead: the same order (level, then slot), no heap to build and keep, no singles to sort.
+  const bool scan = links_.size() <= scan_links_;
   link_heap_.clear();
   singles_.clear();
   for (std::uint32_t k = 0; k < links_.size(); ++k) {
@@ -975,8 +978,9 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
       link.at = kSingle;
       continue;
     }
-    link.at = static_cast<std::uint32_t>(link_heap_.size());
-    link_heap_.push_back(k);
+    link.at = scan ? 0 : static_cast<std::uint32_t>(link_heap_.size()); // (scanned: any place but the two marks)
+    if (!scan)
+      link_heap_.push_back(k);
   }
   for (std::size_t id : sharing) { // each flow on its links' lists (a single's is never read), and its lowest single
     std::uint32_t lowest = kOffHeap;
@@ -985,6 +989,8 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
       FillLink& link = links_[k];
       if (link.at != kSingle)
         link_flows_[link.filled++] = id;
+      else if (scan)
+        link.single = static_cast<std::uint32_t>(id);
       else if (lowest == kOffHeap || link.level < links_[lowest].level ||
                (link.level == links_[lowest].level && k < lowest))
         lowest = k;
@@ -1070,6 +1076,8 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
         continue; // being fixed: its flows all are
       const double was = link.level;
       link.level = std::max(link.left, 0.0) / link.weights;
+      if (scan)
+        continue;
       if (link.level < was) // (rounding: it only rises)
         sift_up(link.at);
       else
@@ -1077,7 +1085,40 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
     }
     touched_.clear();
   };
-  for (;;) {
+  while (scan) {
+    while (next_bound < bounds_.size() && fixed_[bounds_[next_bound].second])
+      ++next_bound;
+    // The lowest link with a flow left: a single is left until its flow is fixed, another until all of its flows are
+    // (its flows are fixed all at once when it is the lowest, so it is never met again). A flow's other singles lie
+    // above its lowest, which is met first, as in the heap's order.
+    std::uint32_t which = kOffHeap;
+    for (std::uint32_t k = 0; k < links_.size(); ++k) {
+      const FillLink& link = links_[k];
+      if (link.at == kSingle ? fixed_[link.single] != 0 : link.unfixed == 0)
+        continue;
+      if (which == kOffHeap || link.level < links_[which].level) // (an equal level: the lower slot, met first)
+        which = k;
+    }
+    const bool bound_left = next_bound < bounds_.size();
+    if (bound_left && (which == kOffHeap || bounds_[next_bound].first < links_[which].level)) {
+      const auto [at, id] = bounds_[next_bound++]; // a flow's own bound first
+      fix(id, std::max(at, 0.0), kBound);
+      renew();
+      continue;
+    }
+    if (which == kOffHeap)
+      break;
+    FillLink& link = links_[which];
+    const double level = std::max(link.level, 0.0); // rounding may leave a link a hair below zero
+    if (link.at == kSingle)
+      fix(link.single, level, link.id);
+    else
+      for (std::uint32_t k = link.first; k < link.filled; ++k)
+        if (!fixed_[link_flows_[k]])
+          fix(link_flows_[k], level, link.id);
+    renew();
+  }
+  while (!scan) {
     while (next_bound < bounds_.size() && fixed_[bounds_[next_bound].second])
       ++next_bound;
     while (next_single < singles_.size() && fixed_[singles_[next_single].second])
@@ -1134,7 +1175,7 @@ void SimClock::at(double t, std::size_t who, int what)
 void SimClock::sleep(double now, double d, std::size_t who, int what)
 {
   const double length = std::max(d, FluidNetwork::kSimultaneous);
-  if (sleeping_.push(length, Event{now + length, made_, who, what}))
+  if (sleeping_.push(length, Event{now + length, made_, who, what}, now + length))
     ++made_;
   else
     at(now + length, who, what);
@@ -1143,7 +1184,7 @@ void SimClock::sleep(double now, double d, std::size_t who, int what)
 double SimClock::next_time(FluidNetwork& net) const
 {
   double mine = heap_.empty() ? std::numeric_limits<double>::infinity() : std::get<0>(heap_.front());
-  mine = std::min(mine, sleeping_.earliest([](const Event& e) { return std::get<0>(e); }));
+  mine = std::min(mine, sleeping_.earliest());
   return std::min(mine, net.next_event());
 }
 

@@ -519,6 +519,39 @@ TEST_CASE("SimGrid's clock: sleeps of many lengths end in time order, those due 
   CHECK(times[8] == Approx(6e-6).epsilon(1e-12));
 }
 
+TEST_CASE("queues by key: the earliest first item is kept through pushes and takes, and nothing is taken before it")
+{
+  // Items are their own due times. Queue 1 (key 1) gets 5 and 7, queue 2 (key 2) 3: the earliest is 3, the second
+  // queue's, though the first queue came first. Taking up to 4 takes 3 and empties queue 2 (the earliest: 5); a new
+  // item 4.5 on the emptied queue 2 is the earliest again. Taking up to 4.4 takes nothing; up to 6, 4.5 and 5.
+  analytical::QueuesByKey<double> queues;
+  const auto due = [](double item) { return item; };
+  std::vector<double> taken;
+  const auto take = [&taken](double item) { taken.push_back(item); };
+  CHECK(queues.earliest() == std::numeric_limits<double>::infinity());
+  REQUIRE(queues.push(1, 5, 5));
+  REQUIRE(queues.push(1, 7, 7));
+  CHECK(queues.earliest() == 5); // (a later item on a queue: not its first)
+  REQUIRE(queues.push(2, 3, 3));
+  CHECK(queues.earliest() == 3);
+  queues.take_until(4, due, take);
+  CHECK(taken == std::vector<double>{3});
+  CHECK(queues.earliest() == 5);
+  REQUIRE(queues.push(2, 4.5, 4.5));
+  CHECK(queues.earliest() == 4.5);
+  queues.take_until(4.4, due, take);
+  CHECK(taken == std::vector<double>{3});
+  queues.take_until(6, due, take);
+  CHECK(taken == std::vector<double>{3, 5, 4.5}); // queue by queue
+  CHECK(queues.earliest() == 7);
+  for (int key = 3; key <= 8; ++key) // eight keys in all: a ninth is refused
+    REQUIRE(queues.push(key, 10 + key, 10 + key));
+  CHECK_FALSE(queues.push(9, 1, 1));
+  CHECK(queues.earliest() == 7);
+  queues.clear();
+  CHECK(queues.earliest() == std::numeric_limits<double>::infinity());
+}
+
 TEST_CASE("fluid network: a bound just under every link it crosses limits its flow, one at a link capacity does not")
 {
   // The fill leaves out of its order a flow's bound that a link it crosses already caps (a link's level never exceeds
@@ -869,6 +902,67 @@ TEST_CASE("fluid network: solved incrementally, every share and end is the whole
     for (std::size_t k = 0; k < a.size(); ++k)
       CHECK(part.end(b[k]) == Approx(whole.end(a[k])).epsilon(1e-12));
   }
+}
+
+TEST_CASE("fluid network: a fill that scans its links for the lowest gives the heap's shares and ends, to the bit")
+{
+  // Flows up one "NIC" and down another (links 0-11, capacities equal in threes: links at one level, where the order
+  // of two decides the rounding), every third also over a switch port (12-14), penalties equal or mixed, every fifth
+  // bounded at a NIC's capacity or below, every seventh waiting a latency. The same flows in a network that fills by
+  // scans alone and one that fills by its heap alone, as one set, by components and incrementally: every share after
+  // every event, every event's time and every end equal to the bit.
+  for (const int mode : {0, 1, 2})
+    for (const bool mixed : {false, true}) {
+      Net scan, heap;
+      for (Net* net : {&scan, &heap}) {
+        net->solve_by_components(mode > 0);
+        net->solve_incrementally(mode == 2);
+        for (std::uint32_t l = 0; l < 15; ++l)
+          net->set_capacity(l, l % 3 == 0 ? 1.25e10 : l % 3 == 1 ? 2.5e10 : 1.25e10 / 3);
+      }
+      scan.fill_by_scan_up_to(std::numeric_limits<std::size_t>::max());
+      heap.fill_by_scan_up_to(0);
+      const double penalties[] = {1.1e-6, 2.7e-6, 1.3e-6};
+      std::vector<std::size_t> a, b;
+      std::uint32_t x = 17;
+      auto compare = [&](int step) {
+        for (std::size_t k = 0; k < a.size(); ++k) {
+          INFO("mode " << mode << " mixed " << mixed << " step " << step << " flow " << k);
+          REQUIRE(scan.done(a[k]) == heap.done(b[k]));
+          if (!heap.done(b[k]))
+            REQUIRE(scan.rate(a[k]) == heap.rate(b[k]));
+        }
+      };
+      double at = 0;
+      for (int k = 0; k < 240; ++k) {
+        x = x * 1103515245u + 12345u;
+        const std::uint32_t up = (x >> 8) % 12, down = (up + 1 + (x >> 16) % 11) % 12, port = 12 + (x >> 20) % 3;
+        std::vector<std::uint32_t> links = {up, down};
+        if (k % 3 == 1)
+          links.push_back(port);
+        const double work = 1e5 * (1 + (x >> 4) % 97);
+        const double bound = k % 5 == 0 ? (k % 10 == 0 ? 1.25e10 : 3e9) : 0.0;
+        const double latency = k % 7 == 0 ? 1e-6 : 0.0;
+        const double penalty = mixed ? penalties[k % 3] : 1.0;
+        at += 1e-6 * ((x >> 12) % 4);
+        scan.advance(at);
+        heap.advance(at);
+        compare(k);
+        a.push_back(scan.start(at, spec(links, work, latency, penalty, bound)));
+        b.push_back(heap.start(at, spec(links, work, latency, penalty, bound)));
+      }
+      for (int step = 0; step < 10000 && std::isfinite(heap.next_event()); ++step) {
+        const double t = heap.next_event();
+        REQUIRE(scan.next_event() == t);
+        scan.advance(t);
+        heap.advance(t);
+        compare(1000 + step);
+      }
+      CHECK(std::isinf(scan.next_event()));
+      for (std::size_t k = 0; k < a.size(); ++k)
+        CHECK(scan.end(a[k]) == heap.end(b[k]));
+      CHECK(scan.fills() == heap.fills());
+    }
 }
 
 TEST_CASE("fluid network: solved incrementally, no group is made of a neighbourhood with a flow held on its links")
