@@ -906,11 +906,11 @@ TEST_CASE("fluid network: solved incrementally, every share and end is the whole
 
 TEST_CASE("fluid network: a fill that scans its links for the lowest gives the heap's shares and ends, to the bit")
 {
-  // Flows up one "NIC" and down another (links 0-11, capacities equal in threes: links at one level, where the order
-  // of two decides the rounding), every third also over a switch port (12-14), penalties equal or mixed, every fifth
-  // bounded at a NIC's capacity or below, every seventh waiting a latency. The same flows in a network that fills by
-  // scans alone and one that fills by its heap alone, as one set, by components and incrementally: every share after
-  // every event, every event's time and every end equal to the bit.
+  // Flows up one "NIC" and down another (links 0-11; three capacities, each of every third link: links at one level,
+  // where which of two comes first decides the rounding), every third also over a switch port (12-14), penalties
+  // equal or mixed, every fifth bounded at a NIC's capacity or below, every seventh waiting a latency. The same flows
+  // in a network that fills by scans alone and one that fills by its heap alone, as one set, by components and
+  // incrementally: every share after every event, every event's time and every end equal to the bit.
   for (const int mode : {0, 1, 2})
     for (const bool mixed : {false, true}) {
       Net scan, heap;
