@@ -987,12 +987,13 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
     for (std::uint32_t l : flows_[id].links) {
       const std::uint32_t k = link_slot_[l];
       FillLink& link = links_[k];
-      if (link.at != kSingle)
+      if (link.at != kSingle) {
         link_flows_[link.filled++] = id;
-      else if (scan)
-        link.single = static_cast<std::uint32_t>(id);
-      else if (lowest == kOffHeap || link.level < links_[lowest].level ||
-               (link.level == links_[lowest].level && k < lowest))
+        continue;
+      }
+      link.single = static_cast<std::uint32_t>(id);
+      if (!scan && (lowest == kOffHeap || link.level < links_[lowest].level ||
+                    (link.level == links_[lowest].level && k < lowest)))
         lowest = k;
     }
     if (lowest != kOffHeap)
@@ -1072,8 +1073,6 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
           if (!fixed_[link_flows_[j]])
             link.weights += 1.0 / flows_[link_flows_[j]].penalty;
       }
-      if (link.at == kOffHeap)
-        continue; // being fixed: its flows all are
       const double was = link.level;
       link.level = std::max(link.left, 0.0) / link.weights;
       if (scan)
@@ -1085,22 +1084,42 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
     }
     touched_.clear();
   };
-  while (scan) {
+  // The lowest link with a flow left (kOffHeap: none), in the order (level, then the lower slot at an equal level): a
+  // single is left until its flow is fixed, another link until all of its flows are (they are fixed all at once when
+  // it is the lowest, so it is never met again). Scanned: every link. Otherwise the heap's front (those whose flows
+  // others fixed taken off) or the next single, a flow's lowest: its others lie above it, so a scan meets it first too.
+  auto lowest_link = [&]() -> std::uint32_t {
+    if (scan) {
+      std::uint32_t which = kOffHeap;
+      for (std::uint32_t k = 0; k < links_.size(); ++k) {
+        const FillLink& link = links_[k];
+        if (link.at == kSingle ? fixed_[link.single] != 0 : link.unfixed == 0)
+          continue;
+        if (which == kOffHeap || link.level < links_[which].level) // (an equal level: the lower slot, met first)
+          which = k;
+      }
+      return which;
+    }
+    while (next_single < singles_.size() && fixed_[singles_[next_single].second])
+      ++next_single;
+    while (!link_heap_.empty() && links_[link_heap_.front()].unfixed == 0) { // its flows fixed: off the heap
+      const std::uint32_t last = link_heap_.back();
+      link_heap_.pop_back();
+      if (!link_heap_.empty()) {
+        link_heap_.front() = last;
+        sift_down(0);
+      }
+    }
+    if (next_single < singles_.size() &&
+        (link_heap_.empty() || before(singles_[next_single].first, link_heap_.front())))
+      return singles_[next_single].first;
+    return link_heap_.empty() ? kOffHeap : link_heap_.front();
+  };
+  for (;;) {
     while (next_bound < bounds_.size() && fixed_[bounds_[next_bound].second])
       ++next_bound;
-    // The lowest link with a flow left: a single is left until its flow is fixed, another until all of its flows are
-    // (its flows are fixed all at once when it is the lowest, so it is never met again). A flow's other singles lie
-    // above its lowest, which is met first, as in the heap's order.
-    std::uint32_t which = kOffHeap;
-    for (std::uint32_t k = 0; k < links_.size(); ++k) {
-      const FillLink& link = links_[k];
-      if (link.at == kSingle ? fixed_[link.single] != 0 : link.unfixed == 0)
-        continue;
-      if (which == kOffHeap || link.level < links_[which].level) // (an equal level: the lower slot, met first)
-        which = k;
-    }
-    const bool bound_left = next_bound < bounds_.size();
-    if (bound_left && (which == kOffHeap || bounds_[next_bound].first < links_[which].level)) {
+    const std::uint32_t which = lowest_link();
+    if (next_bound < bounds_.size() && (which == kOffHeap || bounds_[next_bound].first < links_[which].level)) {
       const auto [at, id] = bounds_[next_bound++]; // a flow's own bound first
       fix(id, std::max(at, 0.0), kBound);
       renew();
@@ -1112,54 +1131,10 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
     const double level = std::max(link.level, 0.0); // rounding may leave a link a hair below zero
     if (link.at == kSingle)
       fix(link.single, level, link.id);
-    else
+    else // (then every flow on it is fixed: lowest_link() takes it off the heap)
       for (std::uint32_t k = link.first; k < link.filled; ++k)
         if (!fixed_[link_flows_[k]])
           fix(link_flows_[k], level, link.id);
-    renew();
-  }
-  while (!scan) {
-    while (next_bound < bounds_.size() && fixed_[bounds_[next_bound].second])
-      ++next_bound;
-    while (next_single < singles_.size() && fixed_[singles_[next_single].second])
-      ++next_single;
-    // The lowest link: the heap's front or the next single, the lower slot at an equal level.
-    const bool single_left = next_single < singles_.size();
-    const bool single_first =
-        single_left && (link_heap_.empty() || before(singles_[next_single].first, link_heap_.front()));
-    const bool link_left = single_left || !link_heap_.empty();
-    const double link_level =
-        !link_left ? 0.0 : links_[single_first ? singles_[next_single].first : link_heap_.front()].level;
-    const bool bound_left = next_bound < bounds_.size();
-    if (bound_left && (!link_left || bounds_[next_bound].first < link_level)) {
-      const auto [at, id] = bounds_[next_bound++]; // a flow's own bound first
-      fix(id, std::max(at, 0.0), kBound);
-      renew();
-      continue;
-    }
-    if (!link_left)
-      break;
-    if (single_first) {
-      const auto [k, id] = singles_[next_single++];
-      fix(id, std::max(links_[k].level, 0.0), links_[k].id);
-      renew();
-      continue;
-    }
-    const std::uint32_t which = link_heap_.front();
-    FillLink& link = links_[which];
-    link.at = kOffHeap;
-    const std::uint32_t last = link_heap_.back();
-    link_heap_.pop_back();
-    if (!link_heap_.empty()) {
-      link_heap_.front() = last;
-      sift_down(0);
-    }
-    if (link.unfixed == 0)
-      continue;                                     // every flow on it fixed by others
-    const double level = std::max(link.level, 0.0); // rounding may leave a link a hair below zero
-    for (std::uint32_t k = link.first; k < link.filled; ++k)
-      if (!fixed_[link_flows_[k]])
-        fix(link_flows_[k], level, link.id);
     renew();
   }
   for (std::size_t id : sharing)

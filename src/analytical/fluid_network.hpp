@@ -265,13 +265,13 @@ private:
     double left;           ///< bandwidth not yet given out
     double weights;        ///< sum of 1 / penalty over its unfixed flows
     std::uint32_t unfixed; ///< its flows not yet fixed
-    std::uint32_t at;      ///< its place in link_heap_ (kOffHeap: taken off; kSingle: one flow crosses it once)
+    std::uint32_t at;      ///< its place in link_heap_ while it has flows left (kSingle: one flow crosses it once)
     std::uint32_t id;      ///< the link's
     std::uint32_t outside; ///< partial fills: flows outside the set that cross it (counted once per crossing)
     std::uint32_t first;   ///< its flows: link_flows_[first, filled)
     std::uint32_t filled;
     std::uint32_t renewed; ///< the batch of fixes that last gave it a heap entry
-    std::uint32_t single;  ///< a single's flow, where fill() scans its links instead of a heap (slots reused: < 2^32)
+    std::uint32_t single;  ///< a single's flow (slots reused: < 2^32)
     double penalty;        ///< of its first flow
     bool mixed;            ///< its flows' penalties differ (weights kept by subtraction, else exactly)
     double level = 0;      ///< where it is full: what it has left over its weights
