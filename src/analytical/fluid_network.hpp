@@ -280,7 +280,7 @@ private:
   static constexpr std::uint32_t kOffHeap = std::numeric_limits<std::uint32_t>::max();
   static constexpr std::uint32_t kSingle = kOffHeap - 1; ///< FillLink::at of a link one flow crosses once
   /// fill() of at most this many links finds the lowest by a scan of them all instead of a heap (links_.size()): most
-  /// of the computed trees' fills at 1,024 GPUs (a few flows over their NICs: 3 % fewer instructions for dbtree; 16
+  /// of the computed trees' fills at 1,024 GPUs (a few flows over their NICs: 2 % fewer instructions for dbtree; 16
   /// gave the same, 4 more). A size of this implementation's, no hardware's.
   static constexpr std::size_t kScanLinks = 8;
   std::size_t scan_links_ = kScanLinks;
