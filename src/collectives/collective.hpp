@@ -486,7 +486,8 @@ enum CacheKey : int {
   kNcclTreeLinksKey,
   kNcclTreeComputedKey,
   kTreeLinksKey,
-  kTreeComputedKey
+  kTreeComputedKey,
+  kHierImagesKey
 };
 
 /** @brief Some endpoints of a CommWorld seen as ranks 0..n-1: flat algorithms run over a Group, so the

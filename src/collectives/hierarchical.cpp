@@ -1,4 +1,5 @@
 // Hierarchical allreduce: reduce to each node's leader, allreduce among leaders, broadcast in the node.
+#include "analytical/fluid_network.hpp"
 #include "collectives/algorithm_table.hpp"
 #include "collectives/algorithms.hpp"
 #include "common/error.hpp"
@@ -7,6 +8,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <numeric>
 #include <unordered_map>
 
 namespace ddlsim::collectives {
@@ -462,6 +465,422 @@ private:
   std::vector<Ended>* ended_ = nullptr;
 };
 
+/** @brief hier over rd with the nodes as images: node 0's flows in every lane, computed in a network of the classes of
+ *  links. Where the nodes' XOR translations are symmetries of every flow hier over rd makes (xor_symmetric_nodes),
+ *  node m's flows are node 0's mapped by XOR m, route for route and link for link; so, when every node's members start
+ *  each aggregation when node 0's do, every node does what node 0 does at the same instants, and the links of one
+ *  class (a link and its images) carry the same load. The quotient network has a link per class, of the bandwidth
+ *  times the class's size over the nodes' count (RecursiveDoubling::Blocks argues it for rd's blocks): max-min on it
+ *  gives node 0's flows their rates in the whole network. Node 0's transfers are its members' gather flows (slots
+ *  0 .. G-2, member i + 1 to the leader), its scatter flows (G-1 .. 2G-3) and its leader's rd steps (2G-2 on: to leader
+ *  2^k, whose send back is the image of this one). */
+struct HierImages {
+  bool exact = false;
+  std::size_t nodes = 0, members = 0, steps = 0;
+  struct Slot {
+    std::vector<std::uint32_t> classes; ///< the classes of the links its route shares
+    double latency_s = 0, bandwidth = 0;
+    std::vector<Flow> flows;                     ///< node j's transfer [j] (bytes set per aggregation)
+    std::vector<const CommWorld::Route*> routes; ///< node j's route [j]
+    CommWorld::LinkFlows links;                  ///< link_flows_of(routes)
+  };
+  std::vector<Slot> slots;
+  analytical::FluidNetwork net; ///< a link per class
+};
+
+/** Node j's transfer in `slot` of HierImages (bytes 1) and its route. */
+std::pair<Flow, const CommWorld::Route*> hier_image(Group& g, const Layout& l, std::size_t slot, std::size_t j)
+{
+  const std::size_t gm = l.largest - 1;
+  const std::vector<int>& local = l.nodes[j];
+  if (slot < 2 * gm) {
+    const bool up = slot < gm;
+    const int member = local[slot % gm + 1];
+    const int from = g.endpoint(up ? member : local[0]), to = g.endpoint(up ? local[0] : member);
+    return {{from, to, 1}, l.routes[static_cast<std::size_t>(member)][up ? 0 : 1]};
+  }
+  const std::size_t partner = j ^ (std::size_t{1} << (slot - 2 * gm));
+  const int from = g.endpoint(local[0]), to = g.endpoint(l.nodes[partner][0]);
+  return {{from, to, 1}, &g.world().cached_route(from, to)};
+}
+
+/** HierImages for hier over rd on `g` (exact false where the nodes are not images of node 0, a route crosses two links
+ *  of one class, or ddlsim's network would not compute the routes as SimGrid does: CommWorld::fluid_exact, over every
+ *  route of every node's flows). */
+HierImages hier_images_of(Group& g, Layout& l)
+{
+  HierImages h;
+  if (l.xor_symmetric < 0)
+    l.xor_symmetric = xor_symmetric_nodes(g, l) ? 1 : 0;
+  if (l.xor_symmetric == 0) // (also: leaders a power of two, nodes of one size)
+    return h;
+  h.nodes = l.nodes.size();
+  h.members = l.largest;
+  for (std::size_t n = h.nodes; n > 1; n >>= 1)
+    ++h.steps;
+  const std::size_t slots = 2 * (h.members - 1) + h.steps;
+  std::vector<const CommWorld::Route*> all;
+  std::uint32_t links = 0;
+  h.slots.resize(slots);
+  for (std::size_t s = 0; s < slots; ++s) {
+    HierImages::Slot& x = h.slots[s];
+    for (std::size_t j = 0; j < h.nodes; ++j) {
+      const auto [flow, route] = hier_image(g, l, s, j);
+      x.flows.push_back(flow);
+      x.routes.push_back(route);
+      all.push_back(route);
+      for (std::uint32_t id : route->shared_ids)
+        links = std::max(links, id + 1);
+    }
+    x.links = CommWorld::link_flows_of(x.routes);
+  }
+  if (!CommWorld::fluid_exact(all))
+    return h;
+  // Classes: node 0's route's k-th link and node j's route's k-th (its image under XOR j), joined.
+  std::vector<std::uint32_t> parent(links);
+  std::iota(parent.begin(), parent.end(), 0u);
+  auto root = [&parent](std::uint32_t x) {
+    while (parent[x] != x)
+      x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (const HierImages::Slot& x : h.slots)
+    for (std::size_t j = 1; j < h.nodes; ++j)
+      for (std::size_t k = 0; k < x.routes[0]->shared_ids.size(); ++k)
+        parent[root(x.routes[j]->shared_ids[k])] = root(x.routes[0]->shared_ids[k]);
+  std::unordered_map<std::uint32_t, std::uint32_t> class_of; // root -> class
+  std::vector<std::uint32_t> size;                           // per class: its links
+  std::vector<double> bandwidth;
+  std::vector<char> seen(links, 0);
+  for (const CommWorld::Route* r : all)
+    for (std::size_t k = 0; k < r->shared_ids.size(); ++k) {
+      const std::uint32_t id = r->shared_ids[k];
+      auto [it, fresh] = class_of.emplace(root(id), static_cast<std::uint32_t>(size.size()));
+      if (fresh) {
+        size.push_back(0);
+        bandwidth.push_back(r->shared_bandwidth[k]);
+      }
+      if (!seen[id]) {
+        seen[id] = 1;
+        ++size[it->second];
+      }
+    }
+  for (HierImages::Slot& x : h.slots) {
+    const CommWorld::Route& r = *x.routes[0];
+    x.latency_s = r.latency_s;
+    x.bandwidth = r.bandwidth;
+    for (std::uint32_t id : r.shared_ids) {
+      const std::uint32_t c = class_of.at(root(id));
+      if (std::find(x.classes.begin(), x.classes.end(), c) != x.classes.end())
+        return h; // a route through two links of one class
+      x.classes.push_back(c);
+    }
+  }
+  h.net.solve_by_components(true);
+  for (std::uint32_t c = 0; c < size.size(); ++c)
+    h.net.set_capacity(c, bandwidth[c] * double(size[c]) / double(h.nodes));
+  h.exact = true;
+  return h;
+}
+
+/** @brief hier over rd for every aggregation of several in-order streams (lanes), as one program over node images
+ *  (HierImages): node 0's members, each in one aggregation per lane, at the message level's steps (timed_plan's gather
+ *  and scatter; the leader's rd steps as RecursiveDoubling's blocks_plan takes them, its partner in every step an
+ *  image whose times are its own), every other node its image, started, checked and ended with it. A member goes on to
+ *  its next aggregation in a lane at the later of its readiness and its end of the one before, so that the lanes'
+ *  flows meet on the links they share (a node's NVLinks, its leader's PCIe link and NIC) as at message level. */
+class HierRdStream final : public StreamProgram {
+public:
+  HierRdStream(Group& g, const Layout& layout, HierImages& images)
+      : g_(g)
+      , world_(g.world())
+      , o_(g.options())
+      , l_(layout)
+      , h_(images)
+      , p_(static_cast<std::size_t>(g.size()))
+      , gm_(images.members)
+  {
+    HierRdStream::set_lanes({g.channel()});
+  }
+
+  bool set_lanes(const std::vector<int>& channels) override
+  {
+    channels_ = channels;
+    queues_.reset(channels.size(), p_);
+    member_.assign(channels.size() * gm_, Member{});
+    node_.assign(channels.size(), Node{});
+    h_.net.restart();
+    clock_ = analytical::SimClock{};
+    now_ = 0;
+    return true;
+  }
+
+  void give(int lane, int member, std::uint64_t bytes, double ready_s) override
+  {
+    const std::size_t l = static_cast<std::size_t>(lane), r = static_cast<std::size_t>(member);
+    if (l >= channels_.size() || r >= p_)
+      throw Error("internal: hier over rd's lanes' program given an aggregation of another group or lane");
+    const std::size_t mi = l * p_ + r;
+    queues_.size_next(mi, bytes, call_cost_s(bytes), "hier over rd's lanes' program");
+    if (queues_.give(mi, ready_s, now_) && l_.node_of_member[r] == 0) // an image starts with node 0's member
+      schedule(l, position(r));
+  }
+
+  std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) override
+  {
+    open_ = &open;
+    ended_ = &ended;
+    stop_ = false;
+    std::vector<std::size_t> finished;
+    std::vector<std::pair<std::size_t, int>> woken;
+    std::size_t steps = 0;
+    const bool horizon = std::isfinite(horizon_s_);
+    while (!stop_ && !(horizon && clock_.next_time(h_.net) > horizon_s_) && clock_.next(h_.net, now_)) {
+      if (++steps % kFloorSteps == 0)
+        sink_floor();
+      clock_.due(now_, woken);
+      finished = h_.net.finished();
+      for (std::size_t id : finished)
+        landed(id);
+      for (const auto& [who, what] : woken)
+        wake(who / gm_, who % gm_, what);
+    }
+    open_ = nullptr;
+    ended_ = nullptr;
+    return steps;
+  }
+
+  bool idle() const override { return queues_.idle(); }
+  double floor_s() const override { return queues_.floor_s(now_); }
+
+private:
+  enum : int { kStart, kBegin, kPosted, kGathered, kReduced, kRdPosted, kRdReceived, kRdReduced, kScatter, kEnd };
+  /** Node 0's member at position i (0: the leader) in one lane: its rd step (the leader), whether its send to the
+   *  leader is posted and waiting for the leader to start the same aggregation. */
+  struct Member {
+    std::size_t step = 0;
+    bool waiting = false;
+  };
+  /** Node 0 in one lane, in its leader's current aggregation `k`: whether the leader has started it (posted its
+   *  receives), the gather's and the scatter's flows landed, the next scatter send. */
+  struct Node {
+    std::size_t k = 0;
+    bool started = false;
+    std::size_t landed = 0, scattered = 0, next = 0;
+  };
+  struct InFlight {
+    std::size_t lane = 0, slot = 0;
+    double start = 0;
+  };
+
+  std::size_t position(std::size_t r) const
+  {
+    const std::vector<int>& local = l_.nodes[static_cast<std::size_t>(l_.node_of_member[r])];
+    return static_cast<std::size_t>(std::find(local.begin(), local.end(), static_cast<int>(r)) - local.begin());
+  }
+  /** Node j's member at position i, lane l, in queues_. */
+  std::size_t qi(std::size_t l, std::size_t j, std::size_t i) const
+  {
+    return l * p_ + static_cast<std::size_t>(l_.nodes[j][i]);
+  }
+  std::size_t k_of(std::size_t l, std::size_t i) const { return queues_.at(qi(l, 0, i)).k; }
+  std::uint64_t bytes_of(std::size_t l, std::size_t i) const { return queues_.bytes(l, k_of(l, i)); }
+  std::size_t who(std::size_t l, std::size_t i) const { return l * gm_ + i; }
+  void schedule(std::size_t l, std::size_t i) { clock_.at(queues_.start_at(qi(l, 0, i), now_), who(l, i), kStart); }
+  /** Sleeps d (> 0) then `what`, or does it now. */
+  void after(double d, std::size_t l, std::size_t i, int what)
+  {
+    if (d > 0)
+      clock_.sleep(now_, d, who(l, i), what);
+    else
+      wake(l, i, what);
+  }
+  double send_cost(const HierImages::Slot& x, std::size_t l, std::size_t i) const
+  {
+    return world_.send_cost_s(x.flows[0].from, x.flows[0].to, bytes_of(l, i), x.routes[0]);
+  }
+
+  void wake(std::size_t l, std::size_t i, int what)
+  {
+    Node& x = node_[l];
+    switch (what) {
+    case kStart: {
+      // Its images start with it: each was given this aggregation, ready no later (every node runs as node 0).
+      const std::size_t k = k_of(l, i);
+      queues_.started(qi(l, 0, i), now_);
+      for (std::size_t j = 1; j < h_.nodes; ++j) {
+        const std::size_t ui = qi(l, j, i);
+        if (queues_.at(ui).given <= k || queues_.start_at(ui, now_) != now_)
+          throw Error("internal: hier over rd's lanes' program needs every node to start as node 0 does");
+        queues_.started(ui, now_);
+      }
+      after(queues_.delay_s(l, k), l, i, kBegin); // a stack's call cost first (StackCall)
+      return;
+    }
+    case kBegin:
+      if (i != 0) { // its send to the leader, after its costs
+        after(send_cost(h_.slots[i - 1], l, i), l, i, kPosted);
+        return;
+      }
+      if (x.k != k_of(l, 0))
+        throw Error("internal: hier over rd's lanes' program: a leader out of step with its node");
+      x.started = true; // its receives posted: the sends posted before start now
+      for (std::size_t m = 1; m < gm_; ++m)
+        if (member_[who(l, m)].waiting) {
+          member_[who(l, m)].waiting = false;
+          start(l, m - 1);
+        }
+      if (gm_ == 1)
+        after(0, l, 0, kReduced);
+      return;
+    case kPosted:
+      if (x.started && x.k == k_of(l, i))
+        start(l, i - 1);
+      else
+        member_[who(l, i)].waiting = true;
+      return;
+    case kGathered: // the leader's receive overheads paid (CommWorld::received), its sum (CommWorld::reduce)
+      after(o_.reduce_s_per_byte * double(bytes_of(l, 0) * (gm_ - 1)), l, 0, kReduced);
+      return;
+    case kReduced: // rd among the leaders from step 0
+      member_[who(l, 0)].step = 0;
+      rd_step(l);
+      return;
+    case kRdPosted:
+      start(l, 2 * (gm_ - 1) + member_[who(l, 0)].step);
+      return;
+    case kRdReceived:
+      after(o_.reduce_s_per_byte * double(bytes_of(l, 0)), l, 0, kRdReduced);
+      return;
+    case kRdReduced:
+      ++member_[who(l, 0)].step;
+      rd_step(l);
+      return;
+    case kScatter: // the leader's send to its next member is posted; then the one after, after its costs
+      start(l, gm_ - 1 + x.next - 1);
+      if (++x.next < gm_)
+        after(send_cost(h_.slots[gm_ - 1 + x.next - 1], l, 0), l, 0, kScatter);
+      return;
+    case kEnd:
+      done(l, i);
+      return;
+    default:
+      throw Error("internal: hier over rd's lanes' program woken for nothing");
+    }
+  }
+
+  /** The leader's rd step (its send to its partner after its costs; the partner's send to it, its image, with it),
+   *  or past the last one the scatter: its sends one after the other, each after its costs. */
+  void rd_step(std::size_t l)
+  {
+    const std::size_t step = member_[who(l, 0)].step;
+    if (step < h_.steps) {
+      after(send_cost(h_.slots[2 * (gm_ - 1) + step], l, 0), l, 0, kRdPosted);
+      return;
+    }
+    if (gm_ == 1) {
+      done(l, 0);
+      return;
+    }
+    node_[l].next = 1;
+    after(send_cost(h_.slots[gm_ - 1], l, 0), l, 0, kScatter);
+  }
+
+  /** Node 0's transfer in `slot` starts now, in lane l. */
+  void start(std::size_t l, std::size_t slot)
+  {
+    const HierImages::Slot& x = h_.slots[slot];
+    const double message = double(bytes_of(l, 0)); // (a member's gather and scatter are in its leader's aggregation)
+    analytical::FluidNetwork::FlowSpec spec;
+    spec.links = x.classes;
+    set_cm02(spec, o_.stack, x.latency_s, x.bandwidth, message, message);
+    spec.tag = slot + 1;
+    const std::size_t id = h_.net.start(now_, spec);
+    world_.note_computed(1);
+    if (flight_.size() <= id)
+      flight_.resize(id + 1);
+    flight_[id] = {l, slot, now_};
+  }
+
+  /** Flow `id` landed: its images are reported; its ends go on. */
+  void landed(std::size_t id)
+  {
+    const InFlight f = flight_[id];
+    h_.net.release(id);
+    const std::size_t l = f.lane, s = f.slot;
+    const HierImages::Slot& x = h_.slots[s];
+    const std::uint64_t bytes = bytes_of(l, 0);
+    images_ = x.flows;
+    for (Flow& flow : images_)
+      flow.bytes = bytes;
+    ends_.assign(images_.size(), now_);
+    world_.account_batch(images_, f.start, ends_, x.routes, x.links, channels_[l]);
+    Node& n = node_[l];
+    const double recv_s = o_.stack.recv_overhead_s;
+    if (s < gm_ - 1) { // the gather: once every member's has landed, the leader's receive overheads
+      if (++n.landed == gm_ - 1)
+        after(recv_s * double(gm_ - 1), l, 0, kGathered);
+    } else if (s < 2 * (gm_ - 1)) { // the scatter: the member ends after its receive overhead, the leader at the last
+      after(recv_s, l, s - (gm_ - 1) + 1, kEnd);
+      if (++n.scattered == gm_ - 1)
+        done(l, 0);
+    } else { // an rd step: its send and its receive (the image's) landed together; the receive overhead, the sum
+      after(recv_s, l, 0, kRdReceived);
+    }
+  }
+
+  /** Node 0's member at position i ends its aggregation in lane l, and so do its images. */
+  void done(std::size_t l, std::size_t i)
+  {
+    if (i == 0) { // its node goes on to its next aggregation (members' sends posted early wait for it)
+      Node& x = node_[l];
+      ++x.k;
+      x.started = false;
+      x.landed = x.scattered = 0;
+    }
+    bool next = false;
+    for (std::size_t j = 0; j < h_.nodes; ++j) {
+      const bool more = queues_.end(qi(l, j, i), now_, open_, watched_lane_, watched_k_, ended_, stop_);
+      next = next || (j == 0 && more);
+    }
+    if (next)
+      schedule(l, i);
+  }
+
+  Group& g_;
+  CommWorld& world_;
+  const CollectiveOptions& o_;
+  const Layout& l_;
+  HierImages& h_;
+  std::size_t p_, gm_;
+  std::vector<int> channels_;
+  LaneQueues queues_;            ///< every member's aggregations in each lane, member r of lane l at l * P + r
+  std::vector<Member> member_;   ///< node 0's, [lane * G + position]
+  std::vector<Node> node_;       ///< node 0, per lane
+  std::vector<InFlight> flight_; ///< per flow id
+  std::vector<Flow> images_;
+  std::vector<double> ends_;
+  analytical::SimClock clock_;
+  double now_ = 0;
+  bool stop_ = false;
+  const std::vector<char>* open_ = nullptr;
+  std::vector<Ended>* ended_ = nullptr;
+};
+
+/** The node images of hier over rd's lanes' program (HierRdStream), where it runs: several lanes, a whole stream
+ *  (Hierarchical::stream_program asks in a world whose lanes' program is all the network carries), more than
+ *  kFlowAboveRanks leaders (where Fidelity::Auto takes rd's exact forms), rd's flow form allowed under the stack, node
+ *  0's flows and their images computable (HierImages::exact). */
+HierImages* lanes_images(Group& g, Layout& layout)
+{
+  if (g.world().lanes() <= 1 || g.options().inter_algorithm != AlgorithmId::Rd ||
+      !whole_stream_allowed(g, AlgorithmId::Hier) || layout.leaders->size() <= kFlowAboveRanks ||
+      !flow_form_allowed(AlgorithmId::Rd, g.options()))
+    return nullptr;
+  HierImages& images = g.cached_object<HierImages>(kHierImagesKey, [&] { return hier_images_of(g, layout); });
+  return images.exact ? &images : nullptr;
+}
+
 /** Runs `flows`, flow i posted `after[i]` seconds from now (its sender's costs before it: CommWorld::send_cost_s,
  *  summed over a leader's earlier sends), and returns when the last has landed: all at once where every flow is posted
  *  at the same time (run_flows); in a solo world each component of flows as if alone from its first post (run_timed:
@@ -532,6 +951,8 @@ bool Hierarchical::drivable(Group& g, std::uint64_t /*bytes*/) const
       layout.xor_symmetric = xor_symmetric_nodes(g, layout) ? 1 : 0;
     layout.leaders->set_xor_symmetric(layout.xor_symmetric > 0);
   }
+  if (lanes_images(g, layout) != nullptr) // several lanes over rd in one program (stream_program)
+    return true;
   return (uses_flow(o.inter_algorithm, o.fidelity, layout.leaders->size()) ||
           inter_->exact_flow_form(*layout.leaders)) &&
          flow_form_allowed(AlgorithmId::Hier, o) && flow_form_allowed(o.inter_algorithm, o);
@@ -542,10 +963,18 @@ std::unique_ptr<StreamProgram> Hierarchical::stream_program(Group& g) const
   // Several lanes over the pipelined trees: one program (HierStream). One lane runs aggregation by aggregation,
   // member-timed (timed_plan), as before.
   const AlgorithmId inter = g.options().inter_algorithm;
-  if (g.world().lanes() <= 1 || (inter != AlgorithmId::Tree && inter != AlgorithmId::Dbtree) ||
+  if (g.world().lanes() <= 1 ||
+      (inter != AlgorithmId::Tree && inter != AlgorithmId::Dbtree && inter != AlgorithmId::Rd) ||
       !whole_stream_allowed(g, AlgorithmId::Hier))
     return nullptr;
   Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
+  if (inter == AlgorithmId::Rd) { // over rd: node 0 computed, every other node its image (HierRdStream)
+    HierImages* images = lanes_images(g, layout);
+    if (images == nullptr)
+      return nullptr;
+    g.world().note_exact_form(AlgorithmId::Rd);
+    return std::make_unique<HierRdStream>(g, layout, *images);
+  }
   Group& leaders = *layout.leaders;
   if (leaders.size() <= 1 || !layout.nodes_private)
     return nullptr;
@@ -581,11 +1010,12 @@ std::vector<std::vector<Flow>> Hierarchical::flow_calls(Group& g, std::uint64_t 
   std::vector<std::vector<Flow>> calls;
   if (g.size() <= 1)
     return calls;
-  // Under a stack's or a message's costs the gather and scatter run in lock step (each leader pays its receive
-  // overheads after its node's last message has landed, where the message level pays each as it lands; a member starts
-  // its next send with the others, where the message level starts it when its own message has landed): a model, 0.13 %
-  // off the message level for hier over rd under mpi-verbs with two streams on 128 DGX-1 nodes. An inter algorithm that
-  // Fidelity::Auto takes only where exact keeps the message level there (no mirror: its exact form needs one).
+  // Under a stack's or a message's costs the gather and scatter run in lock step (every member leaves the call when its
+  // last flow has landed, where at message level each leaves when its own message back has landed, the leader's sends
+  // leaving one after the other, and starts its next send from then): a model, 0.13 % off the message level for hier
+  // over rd under mpi-verbs with two streams on 128 DGX-1 nodes. An inter algorithm that Fidelity::Auto takes only
+  // where exact keeps the message level there (no mirror: its exact form needs one), but for rd's lanes over node
+  // images (HierRdStream, stream_program), taken before any mirror.
   const CollectiveOptions& o = g.options();
   if (o.fidelity == Fidelity::Auto && entry(o.inter_algorithm).flow == FlowForm::WhenExact &&
       (o.msg_overhead_s > 0 || !o.stack.ideal()))

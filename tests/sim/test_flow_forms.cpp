@@ -2492,18 +2492,26 @@ TEST_CASE("the tree and dbtree refuse to run a whole stream's aggregation alone 
 }
 
 namespace {
-/** hier over the tree, asked for its lanes' program: a solo world of two lanes (channels 0 and 10) over `hosts`, host i
- *  on node nodes[i], and its group, member-timed and a whole stream. */
+/** hier over the tree (or `inter`: the tree or rd), asked for its lanes' program: a solo world of two lanes (channels 0
+ *  and 10) over `hosts`, host i on node nodes[i], and its group, member-timed and a whole stream. */
 struct HierLanes {
-  static collectives::CollectiveOptions tree_inter()
+  static collectives::CollectiveOptions options(collectives::AlgorithmId inter)
   {
     collectives::CollectiveOptions o;
-    o.inter_algorithm = collectives::AlgorithmId::Tree;
+    o.inter_algorithm = inter;
     return o;
   }
-  HierLanes(const std::vector<sg4::Host*>& hosts, const std::vector<int>& nodes)
-      : world(hosts, nodes, tree_inter(), "h")
+  static std::unique_ptr<collectives::Collective> inner(collectives::AlgorithmId inter)
+  {
+    if (inter == collectives::AlgorithmId::Rd)
+      return std::make_unique<collectives::RecursiveDoubling>();
+    return std::make_unique<collectives::TreeAllreduce>();
+  }
+  HierLanes(const std::vector<sg4::Host*>& hosts, const std::vector<int>& nodes,
+            collectives::AlgorithmId inter = collectives::AlgorithmId::Tree)
+      : world(hosts, nodes, options(inter), "h")
       , group(world)
+      , hier(inner(inter))
   {
     world.set_solo(true);
     world.set_lane_channels({0, 10});
@@ -2512,7 +2520,7 @@ struct HierLanes {
   }
   collectives::CommWorld world;
   collectives::Group group;
-  const collectives::Hierarchical hier{std::make_unique<collectives::TreeAllreduce>()};
+  const collectives::Hierarchical hier;
 };
 } // namespace
 
@@ -2647,6 +2655,132 @@ TEST_CASE("hier's lanes' program is refused where a node's flows cross a fat pip
     HierLanes h(hosts, nodes);
     CHECK(h.hier.stream_program(h.group) == nullptr);
     CHECK(h.world.exact_forms().empty());
+  });
+  engine.engine().run();
+}
+
+TEST_CASE("hier over rd's lanes' program computes node 0, ends every member once per lane with its images, and needs "
+          "every node to start as node 0 does")
+{
+  // 128 DGX-1 nodes over EDR, two lanes: node 0's gather, the leaders' rd steps and node 0's scatter computed over the
+  // classes of links, every other node node 0's image (HierRdStream). Its equality with the message level: the golden
+  // tests "hier over rd with two streams computed over node images ...".
+  const platform::ClusterSpec c = test::star_cluster(128, 8, "V100-SXM2", "nvlink", "ib100");
+  test::ProbeEngine engine(c);
+  sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
+    std::vector<sg4::Host*> hosts;
+    std::vector<int> nodes;
+    for (const auto& name : engine.gpu_hosts()) {
+      hosts.push_back(sg4::Host::by_name(name));
+      nodes.push_back(std::stoi(name.substr(4)));
+    }
+    REQUIRE(hosts.size() == 1024);
+    const int p = 1024;
+    HierLanes h(hosts, nodes, collectives::AlgorithmId::Rd);
+    std::unique_ptr<collectives::StreamProgram> program = h.hier.stream_program(h.group);
+    REQUIRE(program != nullptr);
+    CHECK(h.world.exact_forms().count(collectives::AlgorithmId::Rd) == 1);
+    REQUIRE(program->set_lanes({0, 10}));
+    CHECK_THROWS_WITH(program->give(2, 0, 4096, 0), Catch::Contains("another group or lane"));
+    CHECK_THROWS_WITH(program->give(0, p, 4096, 0), Catch::Contains("another group or lane"));
+    const double t0 = sg4::Engine::get_clock();
+    for (int v = 0; v < p; ++v)
+      program->give(0, v, 1 << 20, t0);
+    std::vector<collectives::StreamProgram::Ended> ended;
+    program->run({}, ended);
+    CHECK(program->idle());
+    REQUIRE(ended.size() == static_cast<std::size_t>(p));
+    std::vector<double> end(static_cast<std::size_t>(p), -1);
+    for (const auto& e : ended) {
+      CHECK(e.lane == 0);
+      CHECK(e.k == 0);
+      CHECK(e.start_s == t0);
+      CHECK(end[static_cast<std::size_t>(e.member)] < 0); // once
+      end[static_cast<std::size_t>(e.member)] = e.end_s;
+    }
+    for (int v = 0; v < p; ++v) {
+      CHECK(end[static_cast<std::size_t>(v)] > t0);
+      CHECK(end[static_cast<std::size_t>(v)] == end[static_cast<std::size_t>(v % 8)]); // node n's GPU: node 0's
+    }
+    // The leader ends when its last send back has landed, its members each when their own has (the cube mesh: one
+    // NVLink hop to some, two to others).
+    CHECK(end[0] == *std::max_element(end.begin(), end.begin() + 8));
+    CHECK(*std::min_element(end.begin() + 1, end.begin() + 8) < end[0]);
+    // Lane 1's next aggregation: node 1's leader (node 0's leader's image) ready later than node 0's, the others with
+    // it; then, in a program afresh, not given it at all.
+    const double later = *std::max_element(end.begin(), end.end());
+    for (int v = 0; v < p; ++v)
+      program->give(1, v, 4096, v == 8 ? later + 1e-3 : later);
+    CHECK_THROWS_WITH(program->run({}, ended), Catch::Contains("every node to start as node 0 does"));
+    program = h.hier.stream_program(h.group);
+    REQUIRE(program->set_lanes({0, 10}));
+    for (int v = 0; v < p; ++v)
+      if (v != 8)
+        program->give(1, v, 4096, later);
+    CHECK_THROWS_WITH(program->run({}, ended), Catch::Contains("every node to start as node 0 does"));
+    // One lane: no program (hier's plans aggregation by aggregation).
+    h.world.set_lane_channels({0});
+    CHECK(h.hier.stream_program(h.group) == nullptr);
+  });
+  engine.engine().run();
+}
+
+namespace {
+/** Inside an actor: hier over rd's lanes' program over hosts gpu`first` .. gpu`first + hosts - 1`, every `per_node`
+ *  of them a node: taken or not. */
+bool hier_rd_program_taken(int first, int hosts, int per_node)
+{
+  std::vector<sg4::Host*> members;
+  std::vector<int> nodes;
+  for (int i = 0; i < hosts; ++i) {
+    members.push_back(sg4::Host::by_name("gpu" + std::to_string(first + i)));
+    nodes.push_back(i / per_node);
+  }
+  HierLanes h(members, nodes, collectives::AlgorithmId::Rd);
+  return h.hier.stream_program(h.group) != nullptr;
+}
+} // namespace
+
+TEST_CASE("hier over rd's lanes' program is taken over 128 XOR-symmetric nodes, refused at 64 leaders and on 96 nodes")
+{
+  // Nodes of two hosts on a star. 64 nodes: rd's exact forms are taken under auto from 65 members. 96: no XOR map.
+  test::StarSpec star;
+  star.hosts = 256;
+  test::ProbeEngine engine(test::write_star_platform(star));
+  sg4::Actor::create("controller", sg4::Host::by_name("gpu0"), [&] {
+    CHECK(hier_rd_program_taken(0, 256, 2));
+    CHECK_FALSE(hier_rd_program_taken(0, 128, 2));
+    CHECK_FALSE(hier_rd_program_taken(0, 192, 2));
+  });
+  engine.engine().run();
+}
+
+TEST_CASE("hier over rd's lanes' program is refused where a fat pipe is crossed at two latencies")
+{
+  // Every route also crosses a FATPIPE backbone. Hosts 0-255: every route one latency, taken. Hosts 256-511, where each
+  // node's second host's link is slower to cross: a member's route to its leader 3 us, the leaders' 2 us, which
+  // SimGrid's sharing penalty tells apart on the fat pipe and ddlsim's network takes as each flow's bound: refused.
+  test::StarSpec star;
+  star.hosts = 512;
+  star.backbone_bytes_per_s = 1e10;
+  for (int i = 257; i < 512; i += 2)
+    star.host_latency_s[i] = 2e-6;
+  test::ProbeEngine engine(test::write_star_platform(star));
+  sg4::Actor::create("controller", sg4::Host::by_name("gpu0"), [&] {
+    CHECK(hier_rd_program_taken(0, 256, 2));
+    CHECK_FALSE(hier_rd_program_taken(256, 256, 2));
+  });
+  engine.engine().run();
+}
+
+TEST_CASE("hier over rd's lanes' program is refused where a route crosses two links of one class")
+{
+  // 128 one-host nodes whose routes cross the sender's a link and the receiver's, one class (hosts 0-127): refused;
+  // the sender's alone (hosts 128-255): taken.
+  test::ProbeEngine engine(test::write_two_sided_platform(256, 128));
+  sg4::Actor::create("controller", sg4::Host::by_name("gpu0"), [&] {
+    CHECK_FALSE(hier_rd_program_taken(0, 128, 1));
+    CHECK(hier_rd_program_taken(128, 128, 1));
   });
   engine.engine().run();
 }

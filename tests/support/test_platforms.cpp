@@ -192,4 +192,27 @@ std::string write_two_node_cpu_platform(double pcie_bytes_per_s)
   return write_temporary_xml(x.str());
 }
 
+std::string write_two_sided_platform(int hosts, int both_below)
+{
+  std::ostringstream x;
+  x << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+    << "<platform version=\"4.1\">\n  <zone id=\"z\" routing=\"Full\">\n";
+  for (int i = 0; i < hosts; ++i)
+    x << "    <host id=\"gpu" << i << "\" speed=\"12e12f\"><prop id=\"gpu\" value=\"P40\"/></host>\n";
+  for (int i = 0; i < hosts; ++i)
+    for (const char* l : {"up", "down", "a"})
+      x << "    <link id=\"" << l << i << "\" bandwidth=\"1e9Bps\" latency=\"1e-6s\"/>\n";
+  for (int i = 0; i < hosts; ++i)
+    for (int j = 0; j < hosts; ++j)
+      if (i != j) {
+        x << "    <route src=\"gpu" << i << "\" dst=\"gpu" << j << "\" symmetrical=\"NO\"><link_ctn id=\"up" << i
+          << "\"/><link_ctn id=\"a" << i << "\"/>";
+        if (i < both_below && j < both_below)
+          x << "<link_ctn id=\"a" << j << "\"/>";
+        x << "<link_ctn id=\"down" << j << "\"/></route>\n";
+      }
+  x << "  </zone>\n</platform>\n";
+  return write_temporary_xml(x.str());
+}
+
 } // namespace ddlsim::test

@@ -54,6 +54,13 @@ std::string write_nvlink_ib_platform();
  *  transfer of S bytes alone takes S / pcie_bytes_per_s. */
 std::string write_two_node_cpu_platform(double pcie_bytes_per_s);
 
+/** @brief `hosts` hosts gpu0 .. gpu(hosts - 1), each with links "upI", "downI" and "aI" (shared, 1 GB/s, 1 us): the
+ *  route from gpuI to gpuJ crosses upI, aI, then aJ where both are below `both_below`, and downJ. Among the hosts
+ *  below `both_below`, or among those from it, mapping hosts onto each other by XOR of their offset maps every route
+ *  onto another link for link, aI onto aJ: the a links are one class, which a route below `both_below` crosses twice.
+ */
+std::string write_two_sided_platform(int hosts, int both_below);
+
 /** @brief A workload of one layer with no compute, only `bytes` of gradient: one allreduce per iteration. */
 proto::Workload single_tensor_workload(std::uint64_t bytes);
 
