@@ -310,6 +310,96 @@ private:
   std::size_t active_ = 0; ///< members' lanes with an aggregation in progress or given
 };
 
+/** @brief The classes of links of transfers that translations of the network map onto each other (images): routes[t][j]
+ *  is transfer t's j-th image's route (j = 0 its representative's), each route's k-th shared link mapped to its
+ *  images' k-th (CommWorld::symmetric_under checks such maps link for link). A class is a link and its images. Where
+ *  every member's times are its representative's, every link of a class carries the same load, so a network of one link
+ *  per class, of a link's bandwidth times the class's links over the images, gives the representatives their max-min
+ *  rates in the whole network (RecursiveDoubling::Blocks, HierRdStream). Not exact where a representative's route
+ *  crosses two links of one class. */
+struct ImageClasses {
+  bool exact = false;
+  std::vector<std::vector<std::uint32_t>> classes; ///< per transfer: its representative's shared links' classes
+  std::vector<double> capacity;                    ///< per class
+};
+/** ImageClasses of `routes` (each transfer with the same number of images, at least one). */
+ImageClasses image_classes(const std::vector<std::vector<const CommWorld::Route*>>& routes);
+
+/** @brief A lanes' program over images (RdStream, HierRdStream): representatives (block 0's members, node 0's), each
+ *  with a state machine on the program's clock, their transfers in a network of classes of links (ImageClasses), and
+ *  every other member the image of one representative, started, checked and ended with it. The driver's members are
+ *  every member (LaneQueues over all of them, so that its watches and ends are any program's). A subclass says which
+ *  member is which representative's image and runs the representatives' events; kStart (0) is the event of a
+ *  representative's start of its next aggregation, which it answers with start_images(). */
+class ImageStream : public StreamProgram {
+public:
+  bool set_lanes(const std::vector<int>& channels) override;
+  void give(int lane, int member, std::uint64_t bytes, double ready_s) override;
+  std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) override;
+  bool idle() const override { return queues_.idle(); }
+  double floor_s() const override { return queues_.floor_s(now_); }
+
+protected:
+  /** Over `group`'s members: `reps` representatives of `images` images each (itself the first); `net` the classes'
+   *  network; `name` the program's and `unit` what holds its representatives, for internal errors ("rd's lanes'
+   *  program", "block"). */
+  ImageStream(Group& group, std::size_t reps, std::size_t images, analytical::FluidNetwork& net, const char* name,
+              const char* unit);
+  static constexpr int kStart = 0;
+  /** A representative's transfer in flight: its lane, the representative, its slot (the subclass's), its start. */
+  struct InFlight {
+    std::size_t lane = 0, rep = 0, slot = 0;
+    double start = 0;
+  };
+  /** Representative rep's j-th image, a member (j = 0: rep's own member). */
+  virtual std::size_t image_of(std::size_t rep, std::size_t j) const = 0;
+  /** The representative whose own member `member` is; reps (none) for an image in another block or node. */
+  virtual std::size_t representative_of(std::size_t member) const = 0;
+  /** The lanes are set (channels_): the subclass's state per lane afresh. */
+  virtual void reset_lanes() = 0;
+  /** A transfer started with start_transfer() has landed, now_ (its flow released). */
+  virtual void landed(const InFlight& f) = 0;
+  /** Representative rep's event `what` in lane l is due, now_. */
+  virtual void wake(std::size_t l, std::size_t rep, int what) = 0;
+  /** Representative rep starts its next aggregation in lane l now, and so do its images: each must have been given it
+   *  and be ready (every block or node runs as the representatives' does; an internal error otherwise). Returns the
+   *  aggregation's index in the lane. */
+  std::size_t start_images(std::size_t l, std::size_t rep);
+  /** Representative rep and its images end their aggregation in lane l now; rep's next one, if given, is scheduled. */
+  void end_images(std::size_t l, std::size_t rep);
+  /** Representative rep's event `what` in lane l after d seconds (a sleep: SimGrid's at least 1 ns), or now. */
+  void after(double d, std::size_t l, std::size_t rep, int what);
+  /** Transfer `f` (started now) of `bytes` over `classes` of the network, as SimGrid runs a route of `latency_s` and
+   *  `bandwidth` under the stack's factors (set_cm02), tagged by its slot. */
+  void start_transfer(const InFlight& f, const std::vector<std::uint32_t>& classes, double latency_s, double bandwidth,
+                      std::uint64_t bytes);
+  /** Reports landed transfer `f` as its images, `flows` (endpoints and bytes set; one per image), over `routes` (and
+   *  link_flows_of them), every one from f's start to now, on its lane's channel. */
+  void report_images(const InFlight& f, const std::vector<Flow>& flows,
+                     const std::vector<const CommWorld::Route*>& routes, const CommWorld::LinkFlows& links);
+  std::size_t k_of(std::size_t l, std::size_t rep) const { return queues_.at(l * members_ + image_of(rep, 0)).k; }
+  std::uint64_t bytes_of(std::size_t l, std::size_t rep) const { return queues_.bytes(l, k_of(l, rep)); }
+
+  CommWorld& world_;
+  const CollectiveOptions& o_;
+  std::size_t members_, reps_, images_;
+  analytical::FluidNetwork& net_;
+  std::vector<int> channels_;
+  LaneQueues queues_; ///< every member's aggregations in each lane, member m of lane l at l * members + m
+  analytical::SimClock clock_;
+  double now_ = 0;
+
+private:
+  void schedule(std::size_t l, std::size_t rep);
+  const char* name_;
+  const char* unit_;
+  std::vector<InFlight> flight_; ///< per flow id
+  std::vector<double> ends_;
+  bool stop_ = false;
+  const std::vector<char>* open_ = nullptr;
+  std::vector<Ended>* ended_ = nullptr;
+};
+
 /** @brief The pipelined trees at message level for every aggregation of an in-order stream (StreamProgram), computed
  *  transfer by transfer in one network (`net`, restarted here) as computed_trees_plan does one aggregation: a member
  *  starts each aggregation in every tree at once, at the later of its readiness and its end of the one before, so

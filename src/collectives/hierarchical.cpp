@@ -478,7 +478,7 @@ struct HierImages {
   bool exact = false;
   std::size_t nodes = 0, members = 0, steps = 0;
   struct Slot {
-    std::vector<std::uint32_t> classes; ///< the classes of the links its route shares
+    std::vector<std::uint32_t> classes; ///< the classes of the links its route shares (ImageClasses)
     double latency_s = 0, bandwidth = 0;
     std::vector<Flow> flows;                     ///< node j's transfer [j] (bytes set per aggregation)
     std::vector<const CommWorld::Route*> routes; ///< node j's route [j]
@@ -520,7 +520,6 @@ HierImages hier_images_of(Group& g, Layout& l)
     ++h.steps;
   const std::size_t slots = 2 * (h.members - 1) + h.steps;
   std::vector<const CommWorld::Route*> all;
-  std::uint32_t links = 0;
   h.slots.resize(slots);
   for (std::size_t s = 0; s < slots; ++s) {
     HierImages::Slot& x = h.slots[s];
@@ -529,56 +528,26 @@ HierImages hier_images_of(Group& g, Layout& l)
       x.flows.push_back(flow);
       x.routes.push_back(route);
       all.push_back(route);
-      for (std::uint32_t id : route->shared_ids)
-        links = std::max(links, id + 1);
     }
     x.links = CommWorld::link_flows_of(x.routes);
   }
   if (!CommWorld::fluid_exact(all))
     return h;
-  // Classes: node 0's route's k-th link and node j's route's k-th (its image under XOR j), joined.
-  std::vector<std::uint32_t> parent(links);
-  std::iota(parent.begin(), parent.end(), 0u);
-  auto root = [&parent](std::uint32_t x) {
-    while (parent[x] != x)
-      x = parent[x] = parent[parent[x]];
-    return x;
-  };
+  std::vector<std::vector<const CommWorld::Route*>> routes;
   for (const HierImages::Slot& x : h.slots)
-    for (std::size_t j = 1; j < h.nodes; ++j)
-      for (std::size_t k = 0; k < x.routes[0]->shared_ids.size(); ++k)
-        parent[root(x.routes[j]->shared_ids[k])] = root(x.routes[0]->shared_ids[k]);
-  std::unordered_map<std::uint32_t, std::uint32_t> class_of; // root -> class
-  std::vector<std::uint32_t> size;                           // per class: its links
-  std::vector<double> bandwidth;
-  std::vector<char> seen(links, 0);
-  for (const CommWorld::Route* r : all)
-    for (std::size_t k = 0; k < r->shared_ids.size(); ++k) {
-      const std::uint32_t id = r->shared_ids[k];
-      auto [it, fresh] = class_of.emplace(root(id), static_cast<std::uint32_t>(size.size()));
-      if (fresh) {
-        size.push_back(0);
-        bandwidth.push_back(r->shared_bandwidth[k]);
-      }
-      if (!seen[id]) {
-        seen[id] = 1;
-        ++size[it->second];
-      }
-    }
-  for (HierImages::Slot& x : h.slots) {
-    const CommWorld::Route& r = *x.routes[0];
-    x.latency_s = r.latency_s;
-    x.bandwidth = r.bandwidth;
-    for (std::uint32_t id : r.shared_ids) {
-      const std::uint32_t c = class_of.at(root(id));
-      if (std::find(x.classes.begin(), x.classes.end(), c) != x.classes.end())
-        return h; // a route through two links of one class
-      x.classes.push_back(c);
-    }
+    routes.push_back(x.routes);
+  ImageClasses classes = image_classes(routes);
+  if (!classes.exact)
+    return h;
+  for (std::size_t s = 0; s < slots; ++s) {
+    HierImages::Slot& x = h.slots[s];
+    x.latency_s = x.routes[0]->latency_s;
+    x.bandwidth = x.routes[0]->bandwidth;
+    x.classes = std::move(classes.classes[s]);
   }
   h.net.solve_by_components(true);
-  for (std::uint32_t c = 0; c < size.size(); ++c)
-    h.net.set_capacity(c, bandwidth[c] * double(size[c]) / double(h.nodes));
+  for (std::uint32_t c = 0; c < classes.capacity.size(); ++c)
+    h.net.set_capacity(c, classes.capacity[c]);
   h.exact = true;
   return h;
 }
@@ -589,134 +558,57 @@ HierImages hier_images_of(Group& g, Layout& l)
  *  image whose times are its own), every other node its image, started, checked and ended with it. A member goes on to
  *  its next aggregation in a lane at the later of its readiness and its end of the one before, so that the lanes'
  *  flows meet on the links they share (a node's NVLinks, its leader's PCIe link and NIC) as at message level. */
-class HierRdStream final : public StreamProgram {
+class HierRdStream final : public ImageStream {
 public:
   HierRdStream(Group& g, const Layout& layout, HierImages& images)
-      : g_(g)
-      , world_(g.world())
-      , o_(g.options())
+      : ImageStream(g, images.members, images.nodes, images.net, "hier over rd's lanes' program", "node")
       , l_(layout)
       , h_(images)
-      , p_(static_cast<std::size_t>(g.size()))
       , gm_(images.members)
   {
-    HierRdStream::set_lanes({g.channel()});
+    ImageStream::set_lanes({g.channel()});
   }
-
-  bool set_lanes(const std::vector<int>& channels) override
-  {
-    channels_ = channels;
-    queues_.reset(channels.size(), p_);
-    member_.assign(channels.size() * gm_, Member{});
-    node_.assign(channels.size(), Node{});
-    h_.net.restart();
-    clock_ = analytical::SimClock{};
-    now_ = 0;
-    return true;
-  }
-
-  void give(int lane, int member, std::uint64_t bytes, double ready_s) override
-  {
-    const std::size_t l = static_cast<std::size_t>(lane), r = static_cast<std::size_t>(member);
-    if (l >= channels_.size() || r >= p_)
-      throw Error("internal: hier over rd's lanes' program given an aggregation of another group or lane");
-    const std::size_t mi = l * p_ + r;
-    queues_.size_next(mi, bytes, call_cost_s(bytes), "hier over rd's lanes' program");
-    if (queues_.give(mi, ready_s, now_) && l_.node_of_member[r] == 0) // an image starts with node 0's member
-      schedule(l, position(r));
-  }
-
-  std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) override
-  {
-    open_ = &open;
-    ended_ = &ended;
-    stop_ = false;
-    std::vector<std::size_t> finished;
-    std::vector<std::pair<std::size_t, int>> woken;
-    std::size_t steps = 0;
-    const bool horizon = std::isfinite(horizon_s_);
-    while (!stop_ && !(horizon && clock_.next_time(h_.net) > horizon_s_) && clock_.next(h_.net, now_)) {
-      if (++steps % kFloorSteps == 0)
-        sink_floor();
-      clock_.due(now_, woken);
-      finished = h_.net.finished();
-      for (std::size_t id : finished)
-        landed(id);
-      for (const auto& [who, what] : woken)
-        wake(who / gm_, who % gm_, what);
-    }
-    open_ = nullptr;
-    ended_ = nullptr;
-    return steps;
-  }
-
-  bool idle() const override { return queues_.idle(); }
-  double floor_s() const override { return queues_.floor_s(now_); }
 
 private:
-  enum : int { kStart, kBegin, kPosted, kGathered, kReduced, kRdPosted, kRdReceived, kRdReduced, kScatter, kEnd };
-  /** Node 0's member at position i (0: the leader) in one lane: its rd step (the leader), whether its send to the
-   *  leader is posted and waiting for the leader to start the same aggregation. */
-  struct Member {
-    std::size_t step = 0;
-    bool waiting = false;
-  };
+  enum : int { kBegin = kStart + 1, kPosted, kGathered, kReduced, kRdPosted, kRdReceived, kRdReduced, kScatter, kEnd };
   /** Node 0 in one lane, in its leader's current aggregation `k`: whether the leader has started it (posted its
-   *  receives), the gather's and the scatter's flows landed, the next scatter send. */
+   *  receives), its members' sends posted before then, the gather's and the scatter's flows landed, the leader's rd
+   *  step, its next scatter send. */
   struct Node {
     std::size_t k = 0;
     bool started = false;
-    std::size_t landed = 0, scattered = 0, next = 0;
-  };
-  struct InFlight {
-    std::size_t lane = 0, slot = 0;
-    double start = 0;
+    std::vector<char> waiting; ///< per position
+    std::size_t landed = 0, scattered = 0, step = 0, next = 0;
   };
 
-  std::size_t position(std::size_t r) const
+  /** Node j's member at position i (0: the leader). */
+  std::size_t image_of(std::size_t i, std::size_t j) const override { return static_cast<std::size_t>(l_.nodes[j][i]); }
+  std::size_t representative_of(std::size_t r) const override
   {
-    const std::vector<int>& local = l_.nodes[static_cast<std::size_t>(l_.node_of_member[r])];
+    if (l_.node_of_member[r] != 0)
+      return gm_;
+    const std::vector<int>& local = l_.nodes[0];
     return static_cast<std::size_t>(std::find(local.begin(), local.end(), static_cast<int>(r)) - local.begin());
   }
-  /** Node j's member at position i, lane l, in queues_. */
-  std::size_t qi(std::size_t l, std::size_t j, std::size_t i) const
+  void reset_lanes() override
   {
-    return l * p_ + static_cast<std::size_t>(l_.nodes[j][i]);
+    node_.assign(channels_.size(), Node{});
+    for (Node& x : node_)
+      x.waiting.assign(gm_, 0);
   }
-  std::size_t k_of(std::size_t l, std::size_t i) const { return queues_.at(qi(l, 0, i)).k; }
-  std::uint64_t bytes_of(std::size_t l, std::size_t i) const { return queues_.bytes(l, k_of(l, i)); }
-  std::size_t who(std::size_t l, std::size_t i) const { return l * gm_ + i; }
-  void schedule(std::size_t l, std::size_t i) { clock_.at(queues_.start_at(qi(l, 0, i), now_), who(l, i), kStart); }
-  /** Sleeps d (> 0) then `what`, or does it now. */
-  void after(double d, std::size_t l, std::size_t i, int what)
-  {
-    if (d > 0)
-      clock_.sleep(now_, d, who(l, i), what);
-    else
-      wake(l, i, what);
-  }
+  /** The costs of sending `slot`'s transfer, by position i's member in its aggregation in lane l. */
   double send_cost(const HierImages::Slot& x, std::size_t l, std::size_t i) const
   {
     return world_.send_cost_s(x.flows[0].from, x.flows[0].to, bytes_of(l, i), x.routes[0]);
   }
 
-  void wake(std::size_t l, std::size_t i, int what)
+  void wake(std::size_t l, std::size_t i, int what) override
   {
     Node& x = node_[l];
     switch (what) {
-    case kStart: {
-      // Its images start with it: each was given this aggregation, ready no later (every node runs as node 0).
-      const std::size_t k = k_of(l, i);
-      queues_.started(qi(l, 0, i), now_);
-      for (std::size_t j = 1; j < h_.nodes; ++j) {
-        const std::size_t ui = qi(l, j, i);
-        if (queues_.at(ui).given <= k || queues_.start_at(ui, now_) != now_)
-          throw Error("internal: hier over rd's lanes' program needs every node to start as node 0 does");
-        queues_.started(ui, now_);
-      }
-      after(queues_.delay_s(l, k), l, i, kBegin); // a stack's call cost first (StackCall)
+    case kStart: // (its images with it: each was given this aggregation, ready no later)
+      after(queues_.delay_s(l, start_images(l, i)), l, i, kBegin); // a stack's call cost first (StackCall)
       return;
-    }
     case kBegin:
       if (i != 0) { // its send to the leader, after its costs
         after(send_cost(h_.slots[i - 1], l, i), l, i, kPosted);
@@ -726,34 +618,34 @@ private:
         throw Error("internal: hier over rd's lanes' program: a leader out of step with its node");
       x.started = true; // its receives posted: the sends posted before start now
       for (std::size_t m = 1; m < gm_; ++m)
-        if (member_[who(l, m)].waiting) {
-          member_[who(l, m)].waiting = false;
+        if (x.waiting[m] != 0) {
+          x.waiting[m] = 0;
           start(l, m - 1);
         }
       if (gm_ == 1)
-        after(0, l, 0, kReduced);
+        wake(l, 0, kReduced);
       return;
     case kPosted:
       if (x.started && x.k == k_of(l, i))
         start(l, i - 1);
       else
-        member_[who(l, i)].waiting = true;
+        x.waiting[i] = 1;
       return;
     case kGathered: // the leader's receive overheads paid (CommWorld::received), its sum (CommWorld::reduce)
       after(o_.reduce_s_per_byte * double(bytes_of(l, 0) * (gm_ - 1)), l, 0, kReduced);
       return;
     case kReduced: // rd among the leaders from step 0
-      member_[who(l, 0)].step = 0;
+      x.step = 0;
       rd_step(l);
       return;
     case kRdPosted:
-      start(l, 2 * (gm_ - 1) + member_[who(l, 0)].step);
+      start(l, 2 * (gm_ - 1) + x.step);
       return;
     case kRdReceived:
       after(o_.reduce_s_per_byte * double(bytes_of(l, 0)), l, 0, kRdReduced);
       return;
     case kRdReduced:
-      ++member_[who(l, 0)].step;
+      ++x.step;
       rd_step(l);
       return;
     case kScatter: // the leader's send to its next member is posted; then the one after, after its costs
@@ -773,48 +665,36 @@ private:
    *  or past the last one the scatter: its sends one after the other, each after its costs. */
   void rd_step(std::size_t l)
   {
-    const std::size_t step = member_[who(l, 0)].step;
-    if (step < h_.steps) {
-      after(send_cost(h_.slots[2 * (gm_ - 1) + step], l, 0), l, 0, kRdPosted);
+    Node& x = node_[l];
+    if (x.step < h_.steps) {
+      after(send_cost(h_.slots[2 * (gm_ - 1) + x.step], l, 0), l, 0, kRdPosted);
       return;
     }
     if (gm_ == 1) {
       done(l, 0);
       return;
     }
-    node_[l].next = 1;
+    x.next = 1;
     after(send_cost(h_.slots[gm_ - 1], l, 0), l, 0, kScatter);
   }
 
-  /** Node 0's transfer in `slot` starts now, in lane l. */
+  /** Node 0's transfer in `slot` starts now, in lane l (a member's gather and scatter are in its leader's aggregation).
+   */
   void start(std::size_t l, std::size_t slot)
   {
     const HierImages::Slot& x = h_.slots[slot];
-    const double message = double(bytes_of(l, 0)); // (a member's gather and scatter are in its leader's aggregation)
-    analytical::FluidNetwork::FlowSpec spec;
-    spec.links = x.classes;
-    set_cm02(spec, o_.stack, x.latency_s, x.bandwidth, message, message);
-    spec.tag = slot + 1;
-    const std::size_t id = h_.net.start(now_, spec);
-    world_.note_computed(1);
-    if (flight_.size() <= id)
-      flight_.resize(id + 1);
-    flight_[id] = {l, slot, now_};
+    start_transfer({l, 0, slot, now_}, x.classes, x.latency_s, x.bandwidth, bytes_of(l, 0));
   }
 
-  /** Flow `id` landed: its images are reported; its ends go on. */
-  void landed(std::size_t id)
+  /** Transfer `f` landed: its images are reported; its ends go on. */
+  void landed(const InFlight& f) override
   {
-    const InFlight f = flight_[id];
-    h_.net.release(id);
     const std::size_t l = f.lane, s = f.slot;
     const HierImages::Slot& x = h_.slots[s];
-    const std::uint64_t bytes = bytes_of(l, 0);
-    images_ = x.flows;
-    for (Flow& flow : images_)
-      flow.bytes = bytes;
-    ends_.assign(images_.size(), now_);
-    world_.account_batch(images_, f.start, ends_, x.routes, x.links, channels_[l]);
+    flows_ = x.flows;
+    for (Flow& flow : flows_)
+      flow.bytes = bytes_of(l, 0);
+    report_images(f, flows_, x.routes, x.links);
     Node& n = node_[l];
     const double recv_s = o_.stack.recv_overhead_s;
     if (s < gm_ - 1) { // the gather: once every member's has landed, the leader's receive overheads
@@ -838,33 +718,14 @@ private:
       x.started = false;
       x.landed = x.scattered = 0;
     }
-    bool next = false;
-    for (std::size_t j = 0; j < h_.nodes; ++j) {
-      const bool more = queues_.end(qi(l, j, i), now_, open_, watched_lane_, watched_k_, ended_, stop_);
-      next = next || (j == 0 && more);
-    }
-    if (next)
-      schedule(l, i);
+    end_images(l, i);
   }
 
-  Group& g_;
-  CommWorld& world_;
-  const CollectiveOptions& o_;
   const Layout& l_;
   HierImages& h_;
-  std::size_t p_, gm_;
-  std::vector<int> channels_;
-  LaneQueues queues_;            ///< every member's aggregations in each lane, member r of lane l at l * P + r
-  std::vector<Member> member_;   ///< node 0's, [lane * G + position]
-  std::vector<Node> node_;       ///< node 0, per lane
-  std::vector<InFlight> flight_; ///< per flow id
-  std::vector<Flow> images_;
-  std::vector<double> ends_;
-  analytical::SimClock clock_;
-  double now_ = 0;
-  bool stop_ = false;
-  const std::vector<char>* open_ = nullptr;
-  std::vector<Ended>* ended_ = nullptr;
+  std::size_t gm_;
+  std::vector<Node> node_; ///< node 0, per lane
+  std::vector<Flow> flows_;
 };
 
 /** The node images of hier over rd's lanes' program (HierRdStream), where it runs: several lanes, a whole stream

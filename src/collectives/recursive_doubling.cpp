@@ -128,14 +128,6 @@ std::vector<int> xor_perm(Group& g, int m)
     perm[static_cast<std::size_t>(g.endpoint(v))] = g.endpoint(v ^ m);
   return perm;
 }
-
-/** Union-find root with path halving. */
-std::uint32_t root(std::vector<std::uint32_t>& parent, std::uint32_t x)
-{
-  while (parent[x] != x)
-    x = parent[x] = parent[parent[x]];
-  return x;
-}
 } // namespace
 
 RecursiveDoubling::Blocks* RecursiveDoubling::member_timed_blocks(Group& g)
@@ -200,67 +192,34 @@ RecursiveDoubling::Blocks* RecursiveDoubling::blocks_of(Group& g)
           if (it != pair_of.end() && it->second != std::make_pair(std::min(f.from, f.to), std::max(f.from, f.to)))
             b.inner_pairs_own = false; // (one plan at a time needs it; the lanes' program does not)
         }
-    // Classes of links: a link and its images (the route's k-th link maps to the image route's k-th).
-    std::uint32_t links = 0;
-    for (const CommWorld::Route* r : all)
-      for (std::uint32_t id : r->shared_ids)
-        links = std::max(links, id + 1);
-    std::vector<std::uint32_t> parent(links);
-    std::iota(parent.begin(), parent.end(), 0u);
+    // The routes of block 0's transfers and of their images (the route's k-th link maps to the image route's k-th).
     for (int v = 0; v < block; ++v)
       for (int k = 0; k < b.steps; ++k) {
-        const CommWorld::Route& mine = world.cached_route(g.endpoint(v), g.endpoint(v ^ (1 << k)));
         b.routes.emplace_back();
         for (int j = 0; j < b.images; ++j) {
           const int m = j * block;
-          const CommWorld::Route& image = world.cached_route(g.endpoint(v ^ m), g.endpoint(v ^ (1 << k) ^ m));
-          b.routes.back().push_back(&image);
-          for (std::size_t x = 0; x < mine.shared_ids.size(); ++x)
-            parent[root(parent, image.shared_ids[x])] = root(parent, mine.shared_ids[x]);
+          b.routes.back().push_back(&world.cached_route(g.endpoint(v ^ m), g.endpoint(v ^ (1 << k) ^ m)));
         }
         b.links.push_back(CommWorld::link_flows_of(b.routes.back()));
       }
-    // Per class: its links (orbit size) and their bandwidth. A route crosses a class at most once (checked below), so
-    // each of its links carries images / orbit size of every transfer of block 0 that crosses the class (the
-    // translations map the class's links onto each other alike: orbit and stabiliser): the quotient's link for the
-    // class has the bandwidth over that many.
-    std::unordered_map<std::uint32_t, std::uint32_t> class_of; // root -> class
-    std::vector<std::uint32_t> orbit;
-    std::vector<double> bandwidth;
-    std::vector<char> seen(links, 0);
-    for (const CommWorld::Route* r : all)
-      for (std::size_t x = 0; x < r->shared_ids.size(); ++x) {
-        const std::uint32_t id = r->shared_ids[x];
-        auto [it, fresh] = class_of.emplace(root(parent, id), static_cast<std::uint32_t>(orbit.size()));
-        if (fresh) {
-          orbit.push_back(0);
-          bandwidth.push_back(r->shared_bandwidth[x]);
-        }
-        if (!seen[id]) {
-          seen[id] = 1;
-          ++orbit[it->second];
-        }
-      }
+    ImageClasses classes = image_classes(b.routes);
+    if (!classes.exact)
+      return b;
     for (int v = 0; v < block; ++v)
       for (int k = 0; k < b.steps; ++k) {
         const int w = v ^ (1 << k);
-        const CommWorld::Route& r = world.cached_route(g.endpoint(v), g.endpoint(w));
+        const CommWorld::Route& r = *b.routes[static_cast<std::size_t>(v * b.steps + k)][0];
         Blocks::Transfer t;
         t.latency_s = r.latency_s;
         t.bandwidth = r.bandwidth;
         t.partner = w;
-        for (std::uint32_t id : r.shared_ids) {
-          const std::uint32_t c = class_of.at(root(parent, id));
-          if (std::find(t.classes.begin(), t.classes.end(), c) != t.classes.end())
-            return b; // a route through two links of one class
-          t.classes.push_back(c);
-        }
+        t.classes = std::move(classes.classes[static_cast<std::size_t>(v * b.steps + k)]);
         b.transfers.push_back(std::move(t));
       }
     b.net.solve_by_components(true);
-    for (std::uint32_t c = 0; c < orbit.size(); ++c)
-      b.net.set_capacity(c, bandwidth[c] * double(orbit[c]) / double(b.images));
-    b.last_end.assign(orbit.size(), -std::numeric_limits<double>::infinity());
+    for (std::uint32_t c = 0; c < classes.capacity.size(); ++c)
+      b.net.set_capacity(c, classes.capacity[c]);
+    b.last_end.assign(classes.capacity.size(), -std::numeric_limits<double>::infinity());
     b.exact = true;
     return b;
   });
@@ -430,72 +389,21 @@ namespace {
  *  translations that make the other blocks images map every transfer in flight onto one of block 0's at the same
  *  instants, whatever the lanes carry, provided every member starts each aggregation when its block-0 image does
  *  (checked as each starts): so the classes' network is the whole network's, lanes and all. */
-class RdStream final : public StreamProgram {
+class RdStream final : public ImageStream {
 public:
   RdStream(Group& g, RecursiveDoubling::Blocks& b)
-      : g_(g)
-      , world_(g.world())
-      , o_(g.options())
+      : ImageStream(g, static_cast<std::size_t>(b.block), static_cast<std::size_t>(b.images), b.net,
+                    "rd's lanes' program", "block")
+      , g_(g)
       , b_(b)
-      , p_(static_cast<std::size_t>(g.size()))
       , block_(static_cast<std::size_t>(b.block))
       , steps_(static_cast<std::size_t>(b.steps))
   {
-    RdStream::set_lanes({g.channel()});
+    ImageStream::set_lanes({g.channel()});
   }
-
-  bool set_lanes(const std::vector<int>& channels) override
-  {
-    channels_ = channels;
-    queues_.reset(channels.size(), p_);
-    member_.assign(channels.size() * block_, Member{});
-    b_.net.restart(); // (no flow in flight: blocks_plan runs each of its plans to the end)
-    clock_ = analytical::SimClock{};
-    now_ = 0;
-    return true;
-  }
-
-  void give(int lane, int member, std::uint64_t bytes, double ready_s) override
-  {
-    const std::size_t l = static_cast<std::size_t>(lane), v = static_cast<std::size_t>(member);
-    if (l >= channels_.size() || v >= p_)
-      throw Error("internal: rd's lanes' program given an aggregation of another group or lane");
-    const std::size_t mi = l * p_ + v;
-    queues_.size_next(mi, bytes, call_cost_s(bytes), "rd's lanes' program");
-    if (queues_.give(mi, ready_s, now_) && v < block_) // an image starts with its block-0 member (start)
-      clock_.at(queues_.start_at(mi, now_), l * block_ + v, kStart);
-  }
-
-  std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) override
-  {
-    open_ = &open;
-    ended_ = &ended;
-    stop_ = false;
-    analytical::FluidNetwork& net = b_.net;
-    std::vector<std::size_t> finished;
-    std::vector<std::pair<std::size_t, int>> woken;
-    std::size_t steps = 0;
-    const bool horizon = std::isfinite(horizon_s_);
-    while (!stop_ && !(horizon && clock_.next_time(net) > horizon_s_) && clock_.next(net, now_)) {
-      if (++steps % kFloorSteps == 0)
-        sink_floor(); // what ended before the transfers in flight and the members' starts can be folded
-      clock_.due(now_, woken);
-      finished = net.finished();
-      for (std::size_t id : finished)
-        landed(id);
-      for (const auto& [who, what] : woken)
-        wake(who / block_, who % block_, what);
-    }
-    open_ = nullptr;
-    ended_ = nullptr;
-    return steps;
-  }
-
-  bool idle() const override { return queues_.idle(); }
-  double floor_s() const override { return queues_.floor_s(now_); }
 
 private:
-  enum : int { kStart, kBegin, kPostSend, kReceived, kReduced };
+  enum : int { kBegin = kStart + 1, kPostSend, kReceived, kReduced };
   /** Block 0's member v in one lane, in its aggregation (queues_) at step `step`. */
   struct Member {
     std::size_t step = 0;
@@ -503,36 +411,19 @@ private:
     bool posted = false;  ///< its send is posted
     bool sent = false, got = false;
   };
-  struct InFlight {
-    std::size_t lane = 0, member = 0, slot = 0;
-    double start = 0;
-  };
 
+  std::size_t image_of(std::size_t v, std::size_t j) const override { return v ^ (j * block_); }
+  std::size_t representative_of(std::size_t v) const override { return v < block_ ? v : block_; }
+  void reset_lanes() override { member_.assign(channels_.size() * block_, Member{}); }
   Member& m(std::size_t l, std::size_t v) { return member_[l * block_ + v]; }
-  std::size_t k_of(std::size_t l, std::size_t v) const { return queues_.at(l * p_ + v).k; }
-  std::uint64_t bytes_of(std::size_t l, std::size_t v) const { return queues_.bytes(l, k_of(l, v)); }
   std::size_t partner(std::size_t l, std::size_t v) { return v ^ (std::size_t{1} << m(l, v).step); }
 
-  void wake(std::size_t l, std::size_t v, int what)
+  void wake(std::size_t l, std::size_t v, int what) override
   {
     switch (what) {
-    case kStart: {
-      // Its images start with it: each was given this aggregation, ready no later (every block runs as block 0).
-      const std::size_t mi = l * p_ + v;
-      queues_.started(mi, now_);
-      for (std::size_t j = 1; j < p_ / block_; ++j) {
-        const std::size_t ui = l * p_ + (v ^ (j * block_));
-        if (queues_.at(ui).given <= k_of(l, v) || queues_.start_at(ui, now_) != now_)
-          throw Error("internal: rd's lanes' program needs every block to start as block 0 does");
-        queues_.started(ui, now_);
-      }
-      const double delay = queues_.delay_s(l, k_of(l, v));
-      if (delay > 0)
-        clock_.sleep(now_, delay, l * block_ + v, kBegin); // a stack's call cost first (StackCall)
-      else
-        arrive(l, v);
+    case kStart: // (its images with it: each was given this aggregation, ready no later)
+      after(queues_.delay_s(l, start_images(l, v)), l, v, kBegin); // a stack's call cost first (StackCall)
       return;
-    }
     case kBegin:
       arrive(l, v);
       return;
@@ -542,7 +433,7 @@ private:
       return;
     case kReceived:
       if (o_.reduce_s_per_byte > 0 && bytes_of(l, v) > 0) {
-        clock_.sleep(now_, o_.reduce_s_per_byte * double(bytes_of(l, v)), l * block_ + v, kReduced);
+        after(o_.reduce_s_per_byte * double(bytes_of(l, v)), l, v, kReduced);
         return;
       }
       [[fallthrough]];
@@ -561,14 +452,7 @@ private:
     Member& me = m(l, v);
     if (me.step == steps_) {
       me = Member{};
-      bool next = false;
-      for (std::size_t j = 0; j < p_ / block_; ++j) {
-        const bool more =
-            queues_.end(l * p_ + (v ^ (j * block_)), now_, open_, watched_lane_, watched_k_, ended_, stop_);
-        next = next || (j == 0 && more);
-      }
-      if (next)
-        clock_.at(queues_.start_at(l * p_ + v, now_), l * block_ + v, kStart);
+      end_images(l, v);
       return;
     }
     me.arrived = true;
@@ -577,7 +461,7 @@ private:
     const double cost =
         world_.send_cost_s(g_.endpoint(static_cast<int>(v)), g_.endpoint(static_cast<int>(w)), bytes_of(l, v));
     if (cost > 0)
-      clock_.sleep(now_, cost, l * block_ + v, kPostSend);
+      after(cost, l, v, kPostSend);
     else
       me.posted = true;
     start_send(l, v);
@@ -597,32 +481,19 @@ private:
     me.posted = false;
     const std::size_t slot = v * steps_ + me.step;
     const RecursiveDoubling::Blocks::Transfer& t = b_.transfers[slot];
-    const double message = double(bytes_of(l, v));
-    analytical::FluidNetwork::FlowSpec spec;
-    spec.links = t.classes;
-    set_cm02(spec, o_.stack, t.latency_s, t.bandwidth, message, message);
-    spec.tag = slot + 1;
-    const std::size_t id = b_.net.start(now_, spec);
-    world_.note_computed(1);
-    if (flight_.size() <= id)
-      flight_.resize(id + 1);
-    flight_[id] = {l, v, slot, now_};
+    start_transfer({l, v, slot, now_}, t.classes, t.latency_s, t.bandwidth, bytes_of(l, v));
   }
 
   /** Flow `id` landed: its images are reported; each end whose send and receive are both done goes on. */
-  void landed(std::size_t id)
+  void landed(const InFlight& f) override
   {
-    const InFlight f = flight_[id];
-    b_.net.release(id);
-    const std::size_t l = f.lane, v = f.member;
+    const std::size_t l = f.lane, v = f.rep;
     const std::uint64_t bytes = bytes_of(l, v);
-    images_.clear();
-    for (std::size_t j = 0; j < p_ / block_; ++j)
-      images_.push_back({g_.endpoint(static_cast<int>(v ^ (j * block_))),
-                         g_.endpoint(static_cast<int>(std::size_t(b_.transfers[f.slot].partner) ^ (j * block_))),
-                         bytes});
-    ends_.assign(images_.size(), now_);
-    world_.account_batch(images_, f.start, ends_, b_.routes[f.slot], b_.links[f.slot], channels_[l]);
+    images_flows_.clear();
+    for (std::size_t j = 0; j < images_; ++j)
+      images_flows_.push_back({g_.endpoint(static_cast<int>(image_of(v, j))),
+                               g_.endpoint(static_cast<int>(image_of(b_.transfers[f.slot].partner, j))), bytes});
+    report_images(f, images_flows_, b_.routes[f.slot], b_.links[f.slot]);
     Member& me = m(l, v);
     const std::size_t w = partner(l, v);
     me.sent = true;
@@ -636,30 +507,16 @@ private:
       Member& x = m(l, u);
       if (x.arrived && x.sent && x.got) { // its exchange is done: the receive overhead, then the reduction
         x.arrived = false;
-        if (o_.stack.recv_overhead_s > 0)
-          clock_.sleep(now_, o_.stack.recv_overhead_s, l * block_ + u, kReceived);
-        else
-          wake(l, u, kReceived);
+        after(o_.stack.recv_overhead_s, l, u, kReceived);
       }
     }
   }
 
   Group& g_;
-  CommWorld& world_;
-  const CollectiveOptions& o_;
   RecursiveDoubling::Blocks& b_;
-  std::size_t p_, block_, steps_;
-  std::vector<int> channels_;
-  LaneQueues queues_;            ///< every member's aggregations in each lane, member v of lane l at l * P + v
-  std::vector<Member> member_;   ///< block 0's, [lane * block + v]
-  std::vector<InFlight> flight_; ///< per flow id
-  std::vector<Flow> images_;
-  std::vector<double> ends_;
-  analytical::SimClock clock_;
-  double now_ = 0;
-  bool stop_ = false;
-  const std::vector<char>* open_ = nullptr;
-  std::vector<Ended>* ended_ = nullptr;
+  std::size_t block_, steps_;
+  std::vector<Member> member_; ///< block 0's, [lane * block + v]
+  std::vector<Flow> images_flows_;
 };
 } // namespace
 

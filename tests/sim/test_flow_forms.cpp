@@ -155,16 +155,24 @@ platform::ClusterSpec contended_fat_tree()
   return s;
 }
 
-/** A world over every GPU host of `engine`'s platform, each on its node (host names "node<N>-gpu<I>"). */
-std::unique_ptr<collectives::CommWorld> gpu_world(test::ProbeEngine& engine, const std::string& tag)
-{
+/** Every GPU host of `engine`'s platform and, per host, its node (host names "node<N>-gpu<I>"). */
+struct GpuHosts {
+  explicit GpuHosts(const test::ProbeEngine& engine)
+  {
+    for (const auto& name : engine.gpu_hosts()) {
+      hosts.push_back(sg4::Host::by_name(name));
+      nodes.push_back(std::stoi(name.substr(4)));
+    }
+  }
   std::vector<sg4::Host*> hosts;
   std::vector<int> nodes;
-  for (const auto& name : engine.gpu_hosts()) {
-    hosts.push_back(sg4::Host::by_name(name));
-    nodes.push_back(std::stoi(name.substr(4)));
-  }
-  return std::make_unique<collectives::CommWorld>(hosts, nodes, collectives::CollectiveOptions{}, tag);
+};
+
+/** A world over every GPU host of `engine`'s platform, each on its node. */
+std::unique_ptr<collectives::CommWorld> gpu_world(test::ProbeEngine& engine, const std::string& tag)
+{
+  const GpuHosts gpus(engine);
+  return std::make_unique<collectives::CommWorld>(gpus.hosts, gpus.nodes, collectives::CollectiveOptions{}, tag);
 }
 
 collectives::CollectiveOptions costly()
@@ -2532,13 +2540,8 @@ TEST_CASE(
   const platform::ClusterSpec spec = test::star_cluster(72, 2, "V100-SXM2", "nvswitch", "10gbe");
   test::ProbeEngine engine(spec);
   sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
-    std::vector<sg4::Host*> hosts;
-    std::vector<int> nodes;
-    for (const auto& name : engine.gpu_hosts()) {
-      hosts.push_back(sg4::Host::by_name(name));
-      nodes.push_back(std::stoi(name.substr(4)));
-    }
-    HierLanes h(hosts, nodes);
+    const GpuHosts gpus(engine);
+    HierLanes h(gpus.hosts, gpus.nodes);
     REQUIRE(h.group.size() == 144);
     std::unique_ptr<collectives::StreamProgram> program = h.hier.stream_program(h.group);
     REQUIRE(program != nullptr);
@@ -2574,6 +2577,30 @@ TEST_CASE(
   engine.engine().run();
 }
 
+namespace {
+/** Gives each of `members` members of `program` one aggregation of 1 MiB in lane 0, ready now, runs the program, and
+ *  checks that every member ended it once (lane 0, its first, from now); returns each member's end. */
+std::vector<double> one_aggregation_each(collectives::StreamProgram& program, int members)
+{
+  const double t0 = sg4::Engine::get_clock();
+  for (int v = 0; v < members; ++v)
+    program.give(0, v, 1 << 20, t0);
+  std::vector<collectives::StreamProgram::Ended> ended;
+  program.run({}, ended);
+  CHECK(program.idle());
+  REQUIRE(ended.size() == static_cast<std::size_t>(members));
+  std::vector<double> end(static_cast<std::size_t>(members), -1);
+  for (const auto& e : ended) {
+    CHECK(e.lane == 0);
+    CHECK(e.k == 0);
+    CHECK(e.start_s == t0);
+    CHECK(end[static_cast<std::size_t>(e.member)] < 0); // once
+    end[static_cast<std::size_t>(e.member)] = e.end_s;
+  }
+  return end;
+}
+} // namespace
+
 TEST_CASE("rd's lanes' program ends every member once per lane, its images with it, and needs every block to start as "
           "block 0 does")
 {
@@ -2601,20 +2628,8 @@ TEST_CASE("rd's lanes' program ends every member once per lane, its images with 
     CHECK_THROWS_WITH(program->give(2, 0, 4096, 0), Catch::Contains("another group or lane"));
     CHECK_THROWS_WITH(program->give(0, 128, 4096, 0), Catch::Contains("another group or lane"));
     const double t0 = sg4::Engine::get_clock();
-    for (int v = 0; v < 128; ++v)
-      program->give(0, v, 1 << 20, t0);
+    const std::vector<double> end = one_aggregation_each(*program, 128);
     std::vector<collectives::StreamProgram::Ended> ended;
-    program->run({}, ended);
-    CHECK(program->idle());
-    REQUIRE(ended.size() == 128);
-    std::vector<double> end(128, -1);
-    for (const auto& e : ended) {
-      CHECK(e.lane == 0);
-      CHECK(e.k == 0);
-      CHECK(e.start_s == t0);
-      CHECK(end[static_cast<std::size_t>(e.member)] < 0); // once
-      end[static_cast<std::size_t>(e.member)] = e.end_s;
-    }
     for (int v = 0; v < 128; ++v) {
       CHECK(end[static_cast<std::size_t>(v)] > t0);
       CHECK(end[static_cast<std::size_t>(v)] == end[static_cast<std::size_t>(v % 8)]); // node n's GPU: node 0's
@@ -2668,15 +2683,10 @@ TEST_CASE("hier over rd's lanes' program computes node 0, ends every member once
   const platform::ClusterSpec c = test::star_cluster(128, 8, "V100-SXM2", "nvlink", "ib100");
   test::ProbeEngine engine(c);
   sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
-    std::vector<sg4::Host*> hosts;
-    std::vector<int> nodes;
-    for (const auto& name : engine.gpu_hosts()) {
-      hosts.push_back(sg4::Host::by_name(name));
-      nodes.push_back(std::stoi(name.substr(4)));
-    }
-    REQUIRE(hosts.size() == 1024);
+    const GpuHosts gpus(engine);
+    REQUIRE(gpus.hosts.size() == 1024);
     const int p = 1024;
-    HierLanes h(hosts, nodes, collectives::AlgorithmId::Rd);
+    HierLanes h(gpus.hosts, gpus.nodes, collectives::AlgorithmId::Rd);
     std::unique_ptr<collectives::StreamProgram> program = h.hier.stream_program(h.group);
     REQUIRE(program != nullptr);
     CHECK(h.world.exact_forms().count(collectives::AlgorithmId::Rd) == 1);
@@ -2684,20 +2694,8 @@ TEST_CASE("hier over rd's lanes' program computes node 0, ends every member once
     CHECK_THROWS_WITH(program->give(2, 0, 4096, 0), Catch::Contains("another group or lane"));
     CHECK_THROWS_WITH(program->give(0, p, 4096, 0), Catch::Contains("another group or lane"));
     const double t0 = sg4::Engine::get_clock();
-    for (int v = 0; v < p; ++v)
-      program->give(0, v, 1 << 20, t0);
+    const std::vector<double> end = one_aggregation_each(*program, p);
     std::vector<collectives::StreamProgram::Ended> ended;
-    program->run({}, ended);
-    CHECK(program->idle());
-    REQUIRE(ended.size() == static_cast<std::size_t>(p));
-    std::vector<double> end(static_cast<std::size_t>(p), -1);
-    for (const auto& e : ended) {
-      CHECK(e.lane == 0);
-      CHECK(e.k == 0);
-      CHECK(e.start_s == t0);
-      CHECK(end[static_cast<std::size_t>(e.member)] < 0); // once
-      end[static_cast<std::size_t>(e.member)] = e.end_s;
-    }
     for (int v = 0; v < p; ++v) {
       CHECK(end[static_cast<std::size_t>(v)] > t0);
       CHECK(end[static_cast<std::size_t>(v)] == end[static_cast<std::size_t>(v % 8)]); // node n's GPU: node 0's
