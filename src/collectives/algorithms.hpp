@@ -577,8 +577,9 @@ public:
   bool posts_apart(Group& group) const override;
   /** Several in-order streams (lanes) over the tree or dbtree, computed at message level among the leaders
    *  (exact_flow_form there), nodes whose flows keep to links of their own: every lane's aggregations in one program
-   *  (HierStream, hierarchical.cpp). Over rd, above kFlowAboveRanks leaders, where every node is node 0's image under
-   *  the nodes' XOR translations: one program over node 0's members (HierRdStream). nullptr otherwise. */
+   *  (HierStream, hierarchical.cpp). Over rd, one stream or several, above kFlowAboveRanks leaders, where every node
+   *  is node 0's image under the nodes' XOR translations: one program over node 0's members (HierRdStream). nullptr
+   *  otherwise. */
   std::unique_ptr<StreamProgram> stream_program(Group& group) const override;
 
 private:

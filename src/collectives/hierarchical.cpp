@@ -561,7 +561,7 @@ HierImages hier_images_of(Group& g, Layout& l)
 class HierRdStream final : public ImageStream {
 public:
   HierRdStream(Group& g, const Layout& layout, HierImages& images)
-      : ImageStream(g, images.members, images.nodes, images.net, "hier over rd's lanes' program", "node")
+      : ImageStream(g, images.members, images.nodes, images.net, "hier over rd's program over node images", "node")
       , l_(layout)
       , h_(images)
       , gm_(images.members)
@@ -615,7 +615,7 @@ private:
         return;
       }
       if (x.k != k_of(l, 0))
-        throw Error("internal: hier over rd's lanes' program: a leader out of step with its node");
+        throw Error("internal: hier over rd's program over node images: a leader out of step with its node");
       x.started = true; // its receives posted: the sends posted before start now
       for (std::size_t m = 1; m < gm_; ++m)
         if (x.waiting[m] != 0) {
@@ -657,7 +657,7 @@ private:
       done(l, i);
       return;
     default:
-      throw Error("internal: hier over rd's lanes' program woken for nothing");
+      throw Error("internal: hier over rd's program over node images woken for nothing");
     }
   }
 
@@ -728,15 +728,14 @@ private:
   std::vector<Flow> flows_;
 };
 
-/** The node images of hier over rd's lanes' program (HierRdStream), where it runs: several lanes, a whole stream
- *  (Hierarchical::stream_program asks in a world whose lanes' program is all the network carries), more than
- *  kFlowAboveRanks leaders (where Fidelity::Auto takes rd's exact forms), rd's flow form allowed under the stack, node
- *  0's flows and their images computable (HierImages::exact). */
-HierImages* lanes_images(Group& g, Layout& layout)
+/** The node images of hier over rd's program (HierRdStream), where it runs: a whole stream
+ * (Hierarchical::stream_program asks in a world whose program is all the network carries: one in-order stream, the
+ * priority policy's, or several lanes), more than kFlowAboveRanks leaders (where Fidelity::Auto takes rd's exact
+ * forms), rd's flow form allowed under the stack, node 0's flows and their images computable (HierImages::exact). */
+HierImages* stream_images(Group& g, Layout& layout)
 {
-  if (g.world().lanes() <= 1 || g.options().inter_algorithm != AlgorithmId::Rd ||
-      !whole_stream_allowed(g, AlgorithmId::Hier) || layout.leaders->size() <= kFlowAboveRanks ||
-      !flow_form_allowed(AlgorithmId::Rd, g.options()))
+  if (g.options().inter_algorithm != AlgorithmId::Rd || !whole_stream_allowed(g, AlgorithmId::Hier) ||
+      layout.leaders->size() <= kFlowAboveRanks || !flow_form_allowed(AlgorithmId::Rd, g.options()))
     return nullptr;
   HierImages& images = g.cached_object<HierImages>(kHierImagesKey, [&] { return hier_images_of(g, layout); });
   return images.exact ? &images : nullptr;
@@ -812,7 +811,7 @@ bool Hierarchical::drivable(Group& g, std::uint64_t /*bytes*/) const
       layout.xor_symmetric = xor_symmetric_nodes(g, layout) ? 1 : 0;
     layout.leaders->set_xor_symmetric(layout.xor_symmetric > 0);
   }
-  if (lanes_images(g, layout) != nullptr) // several lanes over rd in one program (stream_program)
+  if (stream_images(g, layout) != nullptr) // over rd, one program over node images (stream_program)
     return true;
   return (uses_flow(o.inter_algorithm, o.fidelity, layout.leaders->size()) ||
           inter_->exact_flow_form(*layout.leaders)) &&
@@ -821,21 +820,23 @@ bool Hierarchical::drivable(Group& g, std::uint64_t /*bytes*/) const
 
 std::unique_ptr<StreamProgram> Hierarchical::stream_program(Group& g) const
 {
-  // Several lanes over the pipelined trees: one program (HierStream). One lane runs aggregation by aggregation,
-  // member-timed (timed_plan), as before.
+  // Over rd, where every node is node 0's image: one program over node 0's members, one stream or several lanes
+  // (HierRdStream). Several lanes over the pipelined trees: one program (HierStream); one lane runs aggregation by
+  // aggregation, member-timed (timed_plan), as before.
   const AlgorithmId inter = g.options().inter_algorithm;
-  if (g.world().lanes() <= 1 ||
-      (inter != AlgorithmId::Tree && inter != AlgorithmId::Dbtree && inter != AlgorithmId::Rd) ||
+  if ((inter != AlgorithmId::Tree && inter != AlgorithmId::Dbtree && inter != AlgorithmId::Rd) ||
       !whole_stream_allowed(g, AlgorithmId::Hier))
     return nullptr;
   Layout& layout = g.cached_object<Layout>(kHierLayoutKey, [&] { return layout_of(g); });
-  if (inter == AlgorithmId::Rd) { // over rd: node 0 computed, every other node its image (HierRdStream)
-    HierImages* images = lanes_images(g, layout);
+  if (inter == AlgorithmId::Rd) {
+    HierImages* images = stream_images(g, layout);
     if (images == nullptr)
       return nullptr;
     g.world().note_exact_form(AlgorithmId::Rd);
     return std::make_unique<HierRdStream>(g, layout, *images);
   }
+  if (g.world().lanes() <= 1)
+    return nullptr;
   Group& leaders = *layout.leaders;
   if (leaders.size() <= 1 || !layout.nodes_private)
     return nullptr;

@@ -2674,12 +2674,13 @@ TEST_CASE("hier's lanes' program is refused where a node's flows cross a fat pip
   engine.engine().run();
 }
 
-TEST_CASE("hier over rd's lanes' program computes node 0, ends every member once per lane with its images, and needs "
+TEST_CASE("hier over rd's program over node images computes node 0, ends every member once per lane with its images, "
+          "and needs "
           "every node to start as node 0 does")
 {
   // 128 DGX-1 nodes over EDR, two lanes: node 0's gather, the leaders' rd steps and node 0's scatter computed over the
   // classes of links, every other node node 0's image (HierRdStream). Its equality with the message level: the golden
-  // tests "hier over rd with two streams computed over node images ...".
+  // tests "hier over rd computed over node images ...".
   const platform::ClusterSpec c = test::star_cluster(128, 8, "V100-SXM2", "nvlink", "ib100");
   test::ProbeEngine engine(c);
   sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
@@ -2716,16 +2717,19 @@ TEST_CASE("hier over rd's lanes' program computes node 0, ends every member once
       if (v != 8)
         program->give(1, v, 4096, later);
     CHECK_THROWS_WITH(program->run({}, ended), Catch::Contains("every node to start as node 0 does"));
-    // One lane: no program (hier's plans aggregation by aggregation).
+    // One lane (one in-order stream, or the priority policy's): the program too, one lane of it.
     h.world.set_lane_channels({0});
-    CHECK(h.hier.stream_program(h.group) == nullptr);
+    program = h.hier.stream_program(h.group);
+    REQUIRE(program != nullptr);
+    CHECK(program->set_lanes({0}));
+    CHECK(one_aggregation_each(*program, p) == end); // as lane 0 with lane 1 idle
   });
   engine.engine().run();
 }
 
 namespace {
-/** Inside an actor: hier over rd's lanes' program over hosts gpu`first` .. gpu`first + hosts - 1`, every `per_node`
- *  of them a node: taken or not. */
+/** Inside an actor: hier over rd's program over node images over hosts gpu`first` .. gpu`first + hosts - 1`, every
+ * `per_node` of them a node: taken or not. */
 bool hier_rd_program_taken(int first, int hosts, int per_node)
 {
   std::vector<sg4::Host*> members;
@@ -2739,7 +2743,8 @@ bool hier_rd_program_taken(int first, int hosts, int per_node)
 }
 } // namespace
 
-TEST_CASE("hier over rd's lanes' program is taken over 128 XOR-symmetric nodes, refused at 64 leaders and on 96 nodes")
+TEST_CASE("hier over rd's program over node images is taken over 128 XOR-symmetric nodes, refused at 64 leaders and on "
+          "96 nodes")
 {
   // Nodes of two hosts on a star. 64 nodes: rd's exact forms are taken under auto from 65 members. 96: no XOR map.
   test::StarSpec star;
@@ -2753,7 +2758,7 @@ TEST_CASE("hier over rd's lanes' program is taken over 128 XOR-symmetric nodes, 
   engine.engine().run();
 }
 
-TEST_CASE("hier over rd's lanes' program is refused where a fat pipe is crossed at two latencies")
+TEST_CASE("hier over rd's program over node images is refused where a fat pipe is crossed at two latencies")
 {
   // Every route also crosses a FATPIPE backbone. Hosts 0-255: every route one latency, taken. Hosts 256-511, where each
   // node's second host's link is slower to cross: a member's route to its leader 3 us, the leaders' 2 us, which
@@ -2771,7 +2776,7 @@ TEST_CASE("hier over rd's lanes' program is refused where a fat pipe is crossed 
   engine.engine().run();
 }
 
-TEST_CASE("hier over rd's lanes' program is refused where a route crosses two links of one class")
+TEST_CASE("hier over rd's program over node images is refused where a route crosses two links of one class")
 {
   // 128 one-host nodes whose routes cross the sender's a link and the receiver's, one class (hosts 0-127): refused;
   // the sender's alone (hosts 128-255): taken.
