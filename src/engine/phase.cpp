@@ -442,6 +442,10 @@ private:
     std::vector<std::size_t> given(lanes * ranks, 0), ended(lanes * ranks, 0); // [lane * ranks + rank]
     std::vector<char> open(lanes * ranks, 0);
     std::vector<collectives::StreamProgram::Ended> out;
+    std::size_t ends = 0; // a program may end every aggregation of the phase in one run: room for all at once
+    for (const auto& lane : entries)
+      ends += lane.size() * ranks;
+    out.reserve(ends);
     double last = start_;
     auto busy = [&](std::size_t r) { // the rank has an aggregation given and not ended in some lane
       for (std::size_t l = 0; l < lanes; ++l)
