@@ -465,15 +465,15 @@ private:
   std::vector<Ended>* ended_ = nullptr;
 };
 
-/** @brief hier over rd with the nodes as images: node 0's flows in every lane, computed in a network of the classes of
- *  links. Where the nodes' XOR translations are symmetries of every flow hier over rd makes (xor_symmetric_nodes),
- *  node m's flows are node 0's mapped by XOR m, route for route and link for link; so, when every node's members start
- *  each aggregation when node 0's do, every node does what node 0 does at the same instants, and the links of one
- *  class (a link and its images) carry the same load. The quotient network has a link per class, of the bandwidth
- *  times the class's size over the nodes' count (RecursiveDoubling::Blocks argues it for rd's blocks): max-min on it
- *  gives node 0's flows their rates in the whole network. Node 0's transfers are its members' gather flows (slots
- *  0 .. G-2, member i + 1 to the leader), its scatter flows (G-1 .. 2G-3) and its leader's rd steps (2G-2 on: to leader
- *  2^k, whose send back is the image of this one). */
+/** @brief hier over rd with the nodes as images: node 0's flows, computed in a network of the classes of links.
+ *  Where the nodes' XOR translations are symmetries of every flow hier over rd makes (xor_symmetric_nodes), node m's
+ *  flows are node 0's mapped by XOR m, route for route and link for link; so, when every node's members start each
+ *  aggregation when node 0's do, every node does what node 0 does at the same instants, and the links of one class (a
+ *  link and its images) carry the same load. The quotient network has a link per class, of the bandwidth times the
+ *  class's size over the nodes' count (RecursiveDoubling::Blocks argues it for rd's blocks): max-min on it gives node
+ *  0's flows their rates in the whole network. Node 0's transfers are its members' gather flows (slots 0 .. G-2,
+ *  member i + 1 to the leader), its scatter flows (G-1 .. 2G-3) and its leader's rd steps (2G-2 on: to leader 2^k,
+ *  whose send back is the image of this one). */
 struct HierImages {
   bool exact = false;
   std::size_t nodes = 0, members = 0, steps = 0;
@@ -552,12 +552,12 @@ HierImages hier_images_of(Group& g, Layout& l)
   return h;
 }
 
-/** @brief hier over rd for every aggregation of several in-order streams (lanes), as one program over node images
- *  (HierImages): node 0's members, each in one aggregation per lane, at the message level's steps (timed_plan's gather
- *  and scatter; the leader's rd steps as RecursiveDoubling's blocks_plan takes them, its partner in every step an
- *  image whose times are its own), every other node its image, started, checked and ended with it. A member goes on to
- *  its next aggregation in a lane at the later of its readiness and its end of the one before, so that the lanes'
- *  flows meet on the links they share (a node's NVLinks, its leader's PCIe link and NIC) as at message level. */
+/** @brief hier over rd for every aggregation of an in-order stream, or of several (lanes), as one program over node
+ *  images (HierImages): node 0's members, each in one aggregation per lane, at the message level's steps (timed_plan's
+ *  gather and scatter; the leader's rd steps as RecursiveDoubling's blocks_plan takes them, its partner in every step
+ *  an image whose times are its own), every other node its image, started, checked and ended with it. A member goes
+ *  on to its next aggregation in a lane at the later of its readiness and its end of the one before, so that the
+ *  lanes' flows meet on the links they share (a node's NVLinks, its leader's PCIe link and NIC) as at message level. */
 class HierRdStream final : public ImageStream {
 public:
   HierRdStream(Group& g, const Layout& layout, HierImages& images)
@@ -728,10 +728,10 @@ private:
   std::vector<Flow> flows_;
 };
 
-/** The node images of hier over rd's program (HierRdStream), where it runs: a whole stream
- * (Hierarchical::stream_program asks in a world whose program is all the network carries: one in-order stream, the
- * priority policy's, or several lanes), more than kFlowAboveRanks leaders (where Fidelity::Auto takes rd's exact
- * forms), rd's flow form allowed under the stack, node 0's flows and their images computable (HierImages::exact). */
+/** The node images of hier over rd's program (HierRdStream), where it runs: a whole stream (the phase asks for a
+ *  program in a world whose program is all the network carries: one in-order stream, the priority policy's, or
+ *  several lanes), more than kFlowAboveRanks leaders (where Fidelity::Auto takes rd's exact forms), rd's
+ *  flow form allowed under the stack, node 0's flows and their images computable (HierImages::exact). */
 HierImages* stream_images(Group& g, Layout& layout)
 {
   if (g.options().inter_algorithm != AlgorithmId::Rd || !whole_stream_allowed(g, AlgorithmId::Hier) ||

@@ -2728,8 +2728,8 @@ TEST_CASE("hier over rd's program over node images computes node 0, ends every m
 }
 
 namespace {
-/** Inside an actor: hier over rd's program over node images over hosts gpu`first` .. gpu`first + hosts - 1`, every
- * `per_node` of them a node: taken or not. */
+/** Inside an actor: whether hier over rd's program over node images is taken over hosts gpu`first` ..
+ *  gpu`first + hosts - 1`, every `per_node` of them a node. */
 bool hier_rd_program_taken(int first, int hosts, int per_node)
 {
   std::vector<sg4::Host*> members;
