@@ -353,10 +353,9 @@ public:
 
 private:
   enum : int { kStart, kBegin, kPosted, kScatter, kEnd, kTrees };
-  /** A node in one lane, in its leader's current aggregation (`k`): whether the leader has started it, its members'
-   *  sends posted before then, the gather's and the scatter's flows landed. */
+  /** A node in one lane, in its leader's current aggregation (queues_): whether the leader has started it, its
+   *  members' sends posted before then, the gather's and the scatter's flows landed. */
   struct Node {
-    std::size_t k = 0;
     bool started = false;
     std::vector<std::size_t> waiting;
     std::size_t landed = 0, scattered = 0;
@@ -393,8 +392,6 @@ private:
       return;
     }
     Node& x = node_[l * nodes_ + n];
-    if (x.k != k_of(l, r))
-      throw Error("internal: hier's lanes' program: a leader out of step with its node");
     x.started = true;
     for (std::size_t w : x.waiting)
       start(l, w, true);
@@ -406,8 +403,9 @@ private:
   /** Member r's send to its leader is posted: it starts once the leader has started the same aggregation. */
   void posted(std::size_t l, std::size_t r)
   {
-    Node& x = node_[l * nodes_ + static_cast<std::size_t>(layout_.node_of_member[r])];
-    if (x.started && x.k == k_of(l, r))
+    const std::size_t n = static_cast<std::size_t>(layout_.node_of_member[r]);
+    Node& x = node_[l * nodes_ + n];
+    if (x.started && k_of(l, static_cast<std::size_t>(layout_.nodes[n].front())) == k_of(l, r))
       start(l, r, true);
     else
       x.waiting.push_back(r);
@@ -437,7 +435,6 @@ private:
   {
     if (is_leader(r)) { // its node goes on to its next aggregation (members' sends posted early wait for it)
       Node& x = node_[l * nodes_ + static_cast<std::size_t>(layout_.node_of_member[r])];
-      ++x.k;
       x.started = false;
       x.landed = x.scattered = 0;
     }
@@ -571,11 +568,10 @@ public:
 
 private:
   enum : int { kBegin = kStart + 1, kPosted, kGathered, kReduced, kRdPosted, kRdReceived, kRdReduced, kScatter, kEnd };
-  /** Node 0 in one lane, in its leader's current aggregation `k`: whether the leader has started it (posted its
+  /** Node 0 in one lane, in its leader's current aggregation (queues_): whether the leader has started it (posted its
    *  receives), its members' sends posted before then, the gather's and the scatter's flows landed, the leader's rd
    *  step, its next scatter send. */
   struct Node {
-    std::size_t k = 0;
     bool started = false;
     std::vector<char> waiting; ///< per position
     std::size_t landed = 0, scattered = 0, step = 0, next = 0;
@@ -614,8 +610,6 @@ private:
         after(send_cost(h_.slots[i - 1], l, i), l, i, kPosted);
         return;
       }
-      if (x.k != k_of(l, 0))
-        throw Error("internal: hier over rd's program over node images: a leader out of step with its node");
       x.started = true; // its receives posted: the sends posted before start now
       for (std::size_t m = 1; m < gm_; ++m)
         if (x.waiting[m] != 0) {
@@ -626,7 +620,7 @@ private:
         wake(l, 0, kReduced);
       return;
     case kPosted:
-      if (x.started && x.k == k_of(l, i))
+      if (x.started && k_of(l, 0) == k_of(l, i))
         start(l, i - 1);
       else
         x.waiting[i] = 1;
@@ -714,7 +708,6 @@ private:
   {
     if (i == 0) { // its node goes on to its next aggregation (members' sends posted early wait for it)
       Node& x = node_[l];
-      ++x.k;
       x.started = false;
       x.landed = x.scattered = 0;
     }
