@@ -2776,14 +2776,38 @@ TEST_CASE("hier over rd's program over node images is refused where a fat pipe i
   engine.engine().run();
 }
 
-TEST_CASE("hier over rd's program over node images is refused where a route crosses two links of one class")
+namespace {
+/** Inside an actor: whether rd's lanes' program over blocks (RdStream) is taken over hosts gpu`first` ..
+ *  gpu`first + hosts - 1`, each a node of its own, two lanes. */
+bool rd_program_taken(int first, int hosts)
+{
+  std::vector<sg4::Host*> members;
+  std::vector<int> nodes;
+  for (int i = 0; i < hosts; ++i) {
+    members.push_back(sg4::Host::by_name("gpu" + std::to_string(first + i)));
+    nodes.push_back(i);
+  }
+  collectives::CommWorld world(members, nodes, collectives::CollectiveOptions{}, "r");
+  world.set_solo(true);
+  world.set_lane_channels({0, 10});
+  collectives::Group group(world);
+  group.set_member_timed(true);
+  group.set_whole_stream(true);
+  return collectives::RecursiveDoubling().stream_program(group) != nullptr;
+}
+} // namespace
+
+TEST_CASE("hier over rd's program over node images, and rd's over blocks, are refused where a route crosses two links "
+          "of one class")
 {
   // 128 one-host nodes whose routes cross the sender's a link and the receiver's, one class (hosts 0-127): refused;
-  // the sender's alone (hosts 128-255): taken.
+  // the sender's alone (hosts 128-255): taken. The same classes (image_classes) decide rd's blocks.
   test::ProbeEngine engine(test::write_two_sided_platform(256, 128));
   sg4::Actor::create("controller", sg4::Host::by_name("gpu0"), [&] {
     CHECK_FALSE(hier_rd_program_taken(0, 128, 1));
     CHECK(hier_rd_program_taken(128, 128, 1));
+    CHECK_FALSE(rd_program_taken(0, 128));
+    CHECK(rd_program_taken(128, 128));
   });
   engine.engine().run();
 }
