@@ -10,6 +10,7 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -721,6 +722,31 @@ protected:
   {
     if (floor_sink_)
       floor_sink_(floor_s());
+  }
+
+  /** A program's clock loop (TreeStream, ImageStream): steps `clock` and `net` together to `now` until `stop` is set,
+   *  nothing is left, or the next step lies past the horizon (set_horizon); every kFloorSteps steps hands the floor to
+   *  the sink; at each step hands each flow that ended there to `landed(id)`, then each wake-up due there to
+   *  `wake(who, what)`. Returns the steps run. */
+  template <class Landed, class Wake>
+  std::size_t run_clock(analytical::SimClock& clock, analytical::FluidNetwork& net, double& now, const bool& stop,
+                        Landed landed, Wake wake) const
+  {
+    std::vector<std::size_t> finished;
+    std::vector<std::pair<std::size_t, int>> woken;
+    std::size_t steps = 0;
+    const bool horizon = std::isfinite(horizon_s_);
+    while (!stop && !(horizon && clock.next_time(net) > horizon_s_) && clock.next(net, now)) {
+      if (++steps % kFloorSteps == 0)
+        sink_floor(); // what ended before the transfers in flight and the members' starts can be folded
+      clock.due(now, woken);
+      finished = net.finished();
+      for (std::size_t id : finished)
+        landed(id);
+      for (const auto& [who, what] : woken)
+        wake(who, what);
+    }
+    return steps;
   }
 
 private:

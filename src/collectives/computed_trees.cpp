@@ -588,40 +588,32 @@ std::size_t TreeStream::run(const std::vector<char>& open, std::vector<Ended>& e
   stop_ = false;
   analytical::FluidNetwork& fluid = net_->fluid;
   const double recv_s = o_.stack.recv_overhead_s;
-  std::vector<std::size_t> finished;
-  std::vector<std::pair<std::size_t, int>> woken;
-  std::size_t steps = 0;
-  const bool horizon = std::isfinite(horizon_s_);
-  while (!stop_ && !(horizon && clock_.next_time(fluid) > horizon_s_) && clock_.next(fluid, now_)) {
-    if (++steps % kFloorSteps == 0)
-      sink_floor(); // what ended before the transfers in flight and the members' starts can be folded
-    clock_.due(now_, woken);
-    finished = fluid.finished();
-    for (std::size_t id : finished) {
-      const std::size_t e = owner_[id];
-      fluid.release(id);
-      if (e >= edges_.size()) { // the outer program's (start_flow)
-        outer_->flow_ended(e - edges_.size());
-        continue;
-      }
-      Edge& x = edges_[e];
-      x.sent = x.asked = false;
-      const std::size_t s = e / 2 / members_, child = e / 2 % members_, j = s % trees_;
-      const bool up = e % 2 == 1;
-      const std::size_t parent = static_cast<std::size_t>(t_.parents[j][child]);
-      const std::size_t from = up ? child : parent, to = up ? parent : child;
-      world_.account({g_.endpoint(static_cast<int>(from)), g_.endpoint(static_cast<int>(to)), size_of(s, x.k, x.chunk)},
-                     x.start, now_, *t_.routes[j][child][up ? 0 : 1], lanes_[s / trees_].channel);
-      ++prog_[s * members_ + from].op; // the sender goes on
-      run_tree(s, from);
-      if (recv_s > 0) // the receiver: its receive overhead (CommWorld::received), then kReceived
-        clock_.sleep(now_, recv_s, s * members_ + to, kReceived);
-      else
-        wake(s * members_ + to, kReceived);
-    }
-    for (const auto& [who, what] : woken)
-      wake(who, what);
-  }
+  const std::size_t steps = run_clock(
+      clock_, fluid, now_, stop_,
+      [&](std::size_t id) {
+        const std::size_t e = owner_[id];
+        fluid.release(id);
+        if (e >= edges_.size()) { // the outer program's (start_flow)
+          outer_->flow_ended(e - edges_.size());
+          return;
+        }
+        Edge& x = edges_[e];
+        x.sent = x.asked = false;
+        const std::size_t s = e / 2 / members_, child = e / 2 % members_, j = s % trees_;
+        const bool up = e % 2 == 1;
+        const std::size_t parent = static_cast<std::size_t>(t_.parents[j][child]);
+        const std::size_t from = up ? child : parent, to = up ? parent : child;
+        world_.account(
+            {g_.endpoint(static_cast<int>(from)), g_.endpoint(static_cast<int>(to)), size_of(s, x.k, x.chunk)}, x.start,
+            now_, *t_.routes[j][child][up ? 0 : 1], lanes_[s / trees_].channel);
+        ++prog_[s * members_ + from].op; // the sender goes on
+        run_tree(s, from);
+        if (recv_s > 0) // the receiver: its receive overhead (CommWorld::received), then kReceived
+          clock_.sleep(now_, recv_s, s * members_ + to, kReceived);
+        else
+          wake(s * members_ + to, kReceived);
+      },
+      [this](std::size_t who, int what) { wake(who, what); });
   ended_ = nullptr;
   open_ = nullptr;
   return steps;

@@ -109,23 +109,14 @@ std::size_t ImageStream::run(const std::vector<char>& open, std::vector<Ended>& 
   open_ = &open;
   ended_ = &ended;
   stop_ = false;
-  std::vector<std::size_t> finished;
-  std::vector<std::pair<std::size_t, int>> woken;
-  std::size_t steps = 0;
-  const bool horizon = std::isfinite(horizon_s_);
-  while (!stop_ && !(horizon && clock_.next_time(net_) > horizon_s_) && clock_.next(net_, now_)) {
-    if (++steps % kFloorSteps == 0)
-      sink_floor(); // what ended before the transfers in flight and the members' starts can be folded
-    clock_.due(now_, woken);
-    finished = net_.finished();
-    for (std::size_t id : finished) {
-      const InFlight f = flight_[id];
-      net_.release(id);
-      landed(f);
-    }
-    for (const auto& [who, what] : woken)
-      wake(who / reps_, who % reps_, what);
-  }
+  const std::size_t steps = run_clock(
+      clock_, net_, now_, stop_,
+      [this](std::size_t id) {
+        const InFlight f = flight_[id];
+        net_.release(id);
+        landed(f);
+      },
+      [this](std::size_t who, int what) { wake(who / reps_, who % reps_, what); });
   open_ = nullptr;
   ended_ = nullptr;
   return steps;
