@@ -266,8 +266,8 @@ proto::RunConfig run_config(const RunOptions& o, const ResolvedRun& r, const eng
   for (const auto& c : sim.simgrid_cfg)
     config.add_simgrid_cfg(c);
   *config.mutable_aggregation() = to_proto(r.aggregation);
-  config.mutable_aggregation()->set_fidelity_used(
-      collectives::fidelity_used(r.aggregation.algorithm, closed_form, sim.multi.exact_flow_forms));
+  config.mutable_aggregation()->set_fidelity_used(collectives::fidelity_used(
+      r.aggregation.algorithm, closed_form, sim.multi.exact_flow_forms, sim.multi.computed_flow_forms));
   for (const auto& c : r.aggregation.algorithm.choices)
     config.mutable_aggregation()->add_chunk_bytes_used(collectives::effective_chunk_bytes(c.id, r.aggregation.options));
   *config.mutable_schedule_config() = to_proto(r.schedule);

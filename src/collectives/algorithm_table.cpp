@@ -294,7 +294,8 @@ bool flow_form_allowed(AlgorithmId id, const CollectiveOptions& o)
          id == AlgorithmId::Ps || id == AlgorithmId::Tree || id == AlgorithmId::Dbtree || id == AlgorithmId::NcclTree;
 }
 
-std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in, const std::vector<std::string>& exact)
+std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in, const std::vector<std::string>& exact,
+                          const std::vector<std::string>& computed)
 {
   const CollectiveOptions& options = in.options;
   std::vector<std::string> parts;
@@ -305,12 +306,16 @@ std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in, 
     const bool flow = uses_flow(run, options.fidelity, hier ? in.nodes : in.ranks) && allowed;
     const bool steps = options.fidelity == Fidelity::Steps && allowed;
     const bool equal = std::find(exact.begin(), exact.end(), entry(run).name) != exact.end();
+    // Computed as one program where shared links' ties may part it from SimGrid's: said so, even where another
+    // group of the phase took an exact form.
+    const bool together = std::find(computed.begin(), computed.end(), entry(run).name) != computed.end();
     // NCCL's choice: the ring's calls take the ring's flow form wherever the ring would (NcclRing::driven).
     const bool nccl_ring_flow = c.id == AlgorithmId::Nccl && uses_flow(AlgorithmId::Ring, options.fidelity, in.ranks) &&
                                 flow_form_allowed(AlgorithmId::Ring, options);
     parts.push_back(std::string(entry(c.id).name) + ": " +
                     (steps            ? "steps"
                      : flow           ? "flow"
+                     : together       ? kComputedTogether
                      : equal          ? "flow (equal to the message level here)"
                      : nccl_ring_flow ? "flow where it takes the ring, message where the trees"
                                       : "message") +

@@ -93,9 +93,15 @@ bool flow_form_allowed(AlgorithmId id, const CollectiveOptions& options);
 
 /** @brief "ring: flow", "hier: message among node leaders", ...: the form each algorithm of `spec` runs on the ranks
  *  and nodes of `in` (what a run used); `exact`: the algorithms whose flow form Fidelity::Auto took where it equals the
- *  message level (PhaseResult::exact_flow_forms), reported as "flow (equal to the message level here)". */
+ *  message level (PhaseResult::exact_flow_forms), reported as "flow (equal to the message level here)"; `computed`:
+ *  those it ran as one program of the message level's transfers where shared links' ties may part it from SimGrid's
+ *  (PhaseResult::computed_flow_forms), reported as kComputedTogether. */
 std::string fidelity_used(const AlgorithmSpec& spec, const ClosedFormInput& in,
-                          const std::vector<std::string>& exact = {});
+                          const std::vector<std::string>& exact = {}, const std::vector<std::string>& computed = {});
+
+/** @brief The form fidelity_used names for an algorithm in `computed` (PhaseResult::computed_flow_forms). */
+inline constexpr const char* kComputedTogether = "flow (the message level's transfers, computed together; equal to it "
+                                                 "but for ties on shared links)";
 
 /** @brief The chunk algorithm `id` pipelines with under `options` (its default when chunk_bytes is 0; 0 with
  *  --chunks, where the chunk depends on the message). */

@@ -248,6 +248,12 @@ public:
   /** Records that Fidelity::Auto ran `id`'s flow form because it equals the message level here (exact_flow_form). */
   void note_exact_form(AlgorithmId id) { exact_forms_.insert(id); }
   const std::set<AlgorithmId>& exact_forms() const { return exact_forms_; }
+  /** Records that Fidelity::Auto ran `id` as one program of the message level's transfers in ddlsim's network
+   *  (TreeStream), where aggregations in flight together may share links: the same transfers and max-min shares as
+   *  SimGrid's, but ties a nanosecond apart grow through those shares by a different path (docs/collectives.md,
+   *  "Equality, and what it means"), so the report does not call it equal. */
+  void note_computed_form(AlgorithmId id) { computed_forms_.insert(id); }
+  const std::set<AlgorithmId>& computed_forms() const { return computed_forms_; }
 
   std::uint64_t bytes_sent(int endpoint) const { return sent_[endpoint]; }
   /** Host-to-host transfers handed to SimGrid so far (the flow forms'; SimGrid 3.32 signals none of them). */
@@ -434,6 +440,7 @@ private:
   struct Helper;                         ///< fork_join's helper of one endpoint and key
   std::unordered_map<std::uint64_t, std::shared_ptr<Helper>> helpers_;
   std::set<AlgorithmId> exact_forms_;
+  std::set<AlgorithmId> computed_forms_;
   std::uint64_t flows_posted_ = 0;
   std::uint64_t flows_computed_ = 0;
   mutable std::unordered_map<std::uint64_t, Route> routes_; ///< (from << 32 | to) -> route (cached_route)

@@ -88,7 +88,7 @@ std::unique_ptr<StreamProgram> DoubleBinaryTree::stream_program(Group& g) const
   // member in one aggregation per lane at once): the program wherever the routes are computable.
   if (!exact_flow_form(g) || (member_timed_dbtree(g) && g.world().lanes() <= 1) || !stream_dbtree(g))
     return nullptr;
-  g.world().note_exact_form(AlgorithmId::Dbtree);
+  g.world().note_computed_form(AlgorithmId::Dbtree);
   TreeFlows& t = double_tree_flows(g);
   ComputedTrees& net =
       g.cached_object<ComputedTrees>(kDbtreeComputedKey, [&] { return computed_trees_of(t, double_tree_links(g)); });

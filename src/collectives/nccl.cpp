@@ -220,7 +220,7 @@ std::unique_ptr<StreamProgram> NcclTree::stream_program(Group& g) const
   // member in one aggregation per lane at once): the program wherever the routes are computable.
   if (!exact_flow_form(g) || (computed(g) && g.world().lanes() <= 1) || !streamed(g))
     return nullptr;
-  g.world().note_exact_form(AlgorithmId::NcclTree);
+  g.world().note_computed_form(AlgorithmId::NcclTree);
   TreeFlows& t = nccl_tree_flows(g, shapes_.of(g));
   return std::make_unique<TreeStream>(g, t, nccl_tree_network(g, t), AlgorithmId::NcclTree); // half per tree
 }
@@ -326,7 +326,7 @@ std::unique_ptr<StreamProgram> Nccl::stream_program(Group& g) const
   if (g.world().lanes() <= 1 || g.size() <= kFlowAboveRanks || !trees_only(g) || !NcclTree::driven(g) ||
       !NcclTree::streamed(g))
     return nullptr;
-  g.world().note_exact_form(AlgorithmId::Nccl);
+  g.world().note_computed_form(AlgorithmId::Nccl);
   const NcclShape& shape = shapes_.of(g);
   TreeFlows& t = nccl_tree_flows(g, shape);
   auto program = std::make_unique<TreeStream>(g, t, nccl_tree_network(g, t), AlgorithmId::NcclTree);

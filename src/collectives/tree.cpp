@@ -274,7 +274,7 @@ std::unique_ptr<StreamProgram> TreeAllreduce::stream_program(Group& g) const
   // member in one aggregation per lane at once): the program wherever the routes are computable.
   if (!exact_flow_form(g) || (member_timed_tree(g) && g.world().lanes() <= 1) || !stream_tree(g))
     return nullptr;
-  g.world().note_exact_form(AlgorithmId::Tree);
+  g.world().note_computed_form(AlgorithmId::Tree);
   TreeFlows& t = binary_tree_flows(g);
   ComputedTrees& net = g.cached_object<ComputedTrees>(kTreeComputedKey, [&] {
     return computed_trees_of(t, g.cached_object<TreeLinks>(kTreeLinksKey, [&t] { return tree_links(t); }));

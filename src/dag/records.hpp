@@ -55,6 +55,9 @@ struct PhaseResult {
   /** Algorithms (by name) whose flow form --fidelity auto ran because it equals their message level on the
    *  phase's routes (FlowForm::WhenExact), in name order. */
   std::vector<std::string> exact_flow_forms;
+  /** Algorithms (by name) that --fidelity auto ran as one program of the message level's transfers in ddlsim's
+   *  network, where shared links' ties may part it slightly from SimGrid's (CommWorld::note_computed_form). */
+  std::vector<std::string> computed_flow_forms;
   std::vector<TaskRecord> records;           ///< in completion order
   std::vector<std::uint64_t> bytes_sent;     ///< per rank, all iterations
   std::vector<std::uint64_t> bytes_received; ///< per rank, all iterations

@@ -220,6 +220,9 @@ struct Phase::Impl {
     for (collectives::AlgorithmId id : world_.exact_forms())
       result_.exact_flow_forms.emplace_back(collectives::entry(id).name);
     std::sort(result_.exact_flow_forms.begin(), result_.exact_flow_forms.end());
+    for (collectives::AlgorithmId id : world_.computed_forms())
+      result_.computed_flow_forms.emplace_back(collectives::entry(id).name);
+    std::sort(result_.computed_flow_forms.begin(), result_.computed_flow_forms.end());
     for (int r = 0; r < world_.size(); ++r) {
       result_.bytes_sent.push_back(world_.bytes_sent(r) * copies);
       result_.bytes_received.push_back(world_.bytes_received(r) * copies);

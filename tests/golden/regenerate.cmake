@@ -31,6 +31,12 @@
 #              NIC): rounding a few picoseconds apart in a transfer's start moves the max-min shares of the transfers
 #              it meets, and those of the ones they meet, to 44 ns on an aggregation and 180 ns on a link's busy time
 #              (measured, docs/collectives.md), where SimGrid's own 1 ps clock moves the message level by microseconds.
+#   TIES       as EXACT_SHARED, where PRODUCED's fidelity_used says the program computed the message level's transfers
+#              together (collectives::kComputedTogether): only the iteration time and the communication's total and
+#              exposed time, to 1e-3 relative. Many DGX-1 nodes' NICs, each shared by eight GPUs' tree edges: ties of
+#              a nanosecond grow through the max-min shares to 5e-4 of the iteration, where SimGrid's lazy and full
+#              updates part by 3e-4 (docs/collectives.md, "Equality, and what it means"); one aggregation's time or
+#              one link's busy time moves by percents, in SimGrid's settings as between the forms.
 #   EXACT_NS   as EXACT, simulated times to 20 ns as well (one aggregation's or layer's durations to 1 ns): a plan
 #              that computes its transfers and sleeps itself follows SimGrid's 1 ns clock (analytical::SimClock), not
 #              the order in which SimGrid's update takes the events of one nanosecond, which moves a link's busy time
@@ -160,7 +166,7 @@ elseif(mode STREQUAL "COPIED")
     string(REGEX REPLACE ",\n$" "\n" ${f} "${${f}}")
   endforeach()
   compare_texts("${a}" "${b}")
-elseif(mode MATCHES "^(DRIVEN|COMPUTED|STEPS|EXACT|EXACT_COMPUTED|EXACT_SHARED|EXACT_FINE|EXACT_NS)$")
+elseif(mode MATCHES "^(DRIVEN|COMPUTED|STEPS|EXACT|EXACT_COMPUTED|EXACT_SHARED|EXACT_FINE|EXACT_NS|TIES)$")
   file(READ "${produced}" a)
   file(READ "${expected}" b)
   if(mode STREQUAL "EXACT_FINE")
@@ -169,7 +175,7 @@ elseif(mode MATCHES "^(DRIVEN|COMPUTED|STEPS|EXACT|EXACT_COMPUTED|EXACT_SHARED|E
     endif()
     string(REGEX REPLACE ",\n *\"surf/precision:1e-12\"" "" b "${b}")
   endif()
-  if(mode MATCHES "COMPUTED|SHARED")
+  if(mode MATCHES "COMPUTED|SHARED|TIES")
     if(NOT b MATCHES ",\n *\"network/optim:Full\"")
       message(FATAL_ERROR "${expected} did not run with --cfg network/optim:Full")
     endif()
@@ -178,15 +184,22 @@ elseif(mode MATCHES "^(DRIVEN|COMPUTED|STEPS|EXACT|EXACT_COMPUTED|EXACT_SHARED|E
     endif()
     string(REGEX REPLACE ",\n *\"network/optim:Full\"" "" b "${b}")
   endif()
-  if(mode MATCHES "^EXACT")
+  if(mode MATCHES "^(EXACT|TIES)")
     set(equal " (equal to the message level here)")
+    set(together " (the message level's transfers, computed together; equal to it but for ties on shared links)")
     if(NOT a MATCHES "\"fidelity\": \"auto\"" OR NOT a MATCHES "(\"fidelity_used\": \"[^\"]*\")")
       message(FATAL_ERROR "${produced} did not run --fidelity auto")
     endif()
     set(used "${CMAKE_MATCH_1}")
-    string(FIND "${used}" ": flow${equal}" at)
+    string(FIND "${used}" ": flow${together}" at)
+    if(at EQUAL -1 AND NOT mode STREQUAL "TIES")
+      string(FIND "${used}" ": flow${equal}" at)
+    else()
+      set(equal "${together}")
+    endif()
     if(at EQUAL -1)
-      message(FATAL_ERROR "${produced}: ${used}: --fidelity auto did not take an exact flow form")
+      message(FATAL_ERROR "${produced}: ${used}: --fidelity auto did not take an exact flow form (or, TIES, one "
+                          "computed together)")
     endif()
     string(REPLACE ": flow${equal}" ": message" message_used "${used}")
     string(REPLACE "${used}" "${message_used}" a "${a}")
@@ -212,6 +225,31 @@ elseif(mode MATCHES "^(DRIVEN|COMPUTED|STEPS|EXACT|EXACT_COMPUTED|EXACT_SHARED|E
   if(NOT a_activities LESS b_activities)
     message(FATAL_ERROR "${produced} started ${a_activities} activities, not fewer than the ${b_activities} of "
                         "${expected}: one actor per communication stream was not used")
+  endif()
+  if(mode STREQUAL "TIES")
+    # The iteration's time and its communication, total and exposed, to 1e-3 relative; nothing else.
+    foreach(f a b)
+      set(kept "{")
+      foreach(field iteration_time_s communication_s exposed_communication_s)
+        if(NOT ${f} MATCHES "\"${field}\": ([-0-9.eE+]+)")
+          message(FATAL_ERROR "no ${field} in the report (${produced} or ${expected})")
+        endif()
+        if(field STREQUAL "iteration_time_s")
+          string(APPEND kept "\"${field}\": ${CMAKE_MATCH_1}, \"breakdown\": {")
+        else()
+          string(APPEND kept "\"${field}\": ${CMAKE_MATCH_1},")
+        endif()
+      endforeach()
+      string(REGEX REPLACE ",$" "}}" ${f} "${kept}")
+    endforeach()
+    file(WRITE "${produced}.cmp" "${a}")
+    file(WRITE "${expected}.cmp" "${b}")
+    execute_process(COMMAND "${COMPARE_REPORTS}" "${expected}.cmp" "${produced}.cmp" 1e-3 RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "${produced}'s iteration or communication is more than 1e-3 from ${expected}'s")
+    endif()
+    message(STATUS "iteration and communication within 1e-3: ${a} against ${b}")
+    return()
   endif()
   compare_texts("${a}" "${b}")
   message(STATUS "equal reports; activities ${a_activities} (one actor per stream) < ${b_activities} (per rank)")
