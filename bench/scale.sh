@@ -6,7 +6,9 @@
 # from one actor (--fidelity steps).
 # Prints per run: wall time, CPU time (user + system), peak resident memory, simulated iteration time, the SimGrid
 # activities the run completed (transfers + executions + sleeps, the report's simulated_activities) and those per
-# second of wall time. Not a test: wall times depend on the machine (compare ratios within one table).
+# second of wall time; last, how many runs of each size the issue's targets name are within them, and which are over
+# (1 s at 1,024 GPUs, 30 s and 2,048 MiB at 16,384, the ring's message level in 5 s at 256 GPUs). Not a test: wall
+# times depend on the machine (compare ratios within one table).
 #
 # usage: bash bench/scale.sh [options]            (from the repository root; needs GNU time, /usr/bin/time)
 #   --ddlsim PATH          binary (default build/ddlsim)
@@ -96,6 +98,7 @@ run() { # label gpus ddlsim-args...
     rc=$?
     if [ $rc -eq 124 ]; then
       printf '%-26s %6d %9s\n' "$label" "$gpus" timeout
+      printf '%s\t%s\t%s\ttimeout\t\n' "$kind" "$context$label" "$gpus" >>"$work/rows"
       return
     elif [ $rc -ne 0 ]; then
       printf '%-26s %6d %9s  %s\n' "$label" "$gpus" error "$(grep -v '^Command exited' "$work/err" | tail -1)"
@@ -104,16 +107,19 @@ run() { # label gpus ddlsim-args...
     cat "$work/time" >>"$work/times"
   done
   sort -n -k1,1 "$work/times" | sed -n "$(((repeat + 1) / 2))p" >"$work/time" # the run of median wall time
-  python3 - "$work/r.json" "$label" "$gpus" $(cat "$work/time") <<'PY'
+  { python3 - "$work/r.json" "$label" "$gpus" $(cat "$work/time") <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 label, gpus = sys.argv[2], int(sys.argv[3])
 wall, user, sys_, rss = map(float, sys.argv[4:8])
+print(f"{wall:.2f}\t{rss / 1024:.1f}", file=sys.stderr)
 acts = int(r.get("simulated_activities", 0))
 rate = f"{acts / wall:12.3g}" if wall > 0 else f"{'-':>12}"
 print(f"{label:<26} {gpus:6d} {wall:9.2f} {user + sys_:9.2f} {rss / 1024:10.1f} {r['iteration_time_s'] * 1e3:15.3f} "
       f"{acts:12d} {rate}")
 PY
+  } 2>"$work/measured"
+  printf '%s\t%s\t%s\t%s\n' "$kind" "$context$label" "$gpus" "$(cat "$work/measured")" >>"$work/rows"
 }
 
 algorithm_args() { # X, hier:X, X/F or hier:X/F -> ddlsim arguments, one per line
@@ -124,6 +130,9 @@ algorithm_args() { # X, hier:X, X/F or hier:X/F -> ddlsim arguments, one per lin
   esac
   [ "$name" != "$1" ] && printf '%s\n' --fidelity "${1##*/}"
 }
+
+kind=run context= # what run() records for the summary: the targets' kind of row, and the algorithm of a sweep's rows
+: >"$work/rows"
 
 if [ $do_sizes -eq 1 ]; then
   echo
@@ -145,6 +154,7 @@ if [ $do_sweep -eq 1 ]; then
     echo
     echo "Schedules and stacks at $sweep_gpus GPUs, $alg"
     header "schedule / stack"
+    context="$alg: "
     while read -r label variant; do
       # shellcheck disable=SC2086
       run "$label" "$sweep_gpus" "${args[@]}" $variant
@@ -162,10 +172,40 @@ if [ $do_sweep -eq 1 ]; then
   done
 fi
 
+context=
 if [ $do_message -eq 1 ]; then
+  kind=message
   echo
   echo "The ring's message level at $message_gpus GPUs: every rank's actor (message), one actor step by step (steps)"
   header "ring fidelity"
   run "ring, message" "$message_gpus" --algorithm ring --fidelity message
   run "ring, steps" "$message_gpus" --algorithm ring --fidelity steps
 fi
+
+# The runs against issue 15's targets: one iteration within 1 s at 1,024 GPUs, within 30 s and 2,048 MiB at 16,384, the
+# ring's message level within 5 s at 256 GPUs (other sizes have none); a run that timed out is over them.
+echo
+python3 - "$work/rows" <<'PY'
+import sys
+rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
+limits = {("run", 1024): (1.0, None), ("run", 16384): (30.0, 2048.0), ("message", 256): (5.0, None)}
+print("Against issue 15's targets (1 s at 1,024 GPUs; 30 s and 2,048 MiB at 16,384; the ring's message level in 5 s at "
+      "256 GPUs; none at other sizes):")
+counted = False
+for (kind, gpus), (wall_limit, mem_limit) in limits.items():
+    mine = [r for r in rows if r[0] == kind and int(r[2]) == gpus]
+    if not mine:
+        continue
+    counted = True
+    over = []
+    for _, label, _, wall, *rest in mine:
+        if wall == "timeout":
+            over.append(f"{label} (timeout)")
+        elif float(wall) > wall_limit or (mem_limit is not None and float(rest[0]) > mem_limit):
+            over.append(f"{label} ({wall} s, {rest[0]} MiB)")
+    what = "the ring's message level" if kind == "message" else "runs"
+    line = f"  {gpus:,} GPUs, {what}: {len(mine) - len(over)} of {len(mine)} within"
+    print(line + ("" if not over else "; over: " + "; ".join(over)))
+if not counted:
+    print("  no run at a size they name")
+PY
