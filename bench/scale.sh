@@ -107,19 +107,19 @@ run() { # label gpus ddlsim-args...
     cat "$work/time" >>"$work/times"
   done
   sort -n -k1,1 "$work/times" | sed -n "$(((repeat + 1) / 2))p" >"$work/time" # the run of median wall time
-  { python3 - "$work/r.json" "$label" "$gpus" $(cat "$work/time") <<'PY'
+  python3 - "$work/r.json" "$label" "$gpus" $(cat "$work/time") <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 label, gpus = sys.argv[2], int(sys.argv[3])
 wall, user, sys_, rss = map(float, sys.argv[4:8])
-print(f"{wall:.2f}\t{rss / 1024:.1f}", file=sys.stderr)
 acts = int(r.get("simulated_activities", 0))
 rate = f"{acts / wall:12.3g}" if wall > 0 else f"{'-':>12}"
 print(f"{label:<26} {gpus:6d} {wall:9.2f} {user + sys_:9.2f} {rss / 1024:10.1f} {r['iteration_time_s'] * 1e3:15.3f} "
       f"{acts:12d} {rate}")
 PY
-  } 2>"$work/measured"
-  printf '%s\t%s\t%s\t%s\n' "$kind" "$context$label" "$gpus" "$(cat "$work/measured")" >>"$work/rows"
+  local wall rss
+  read -r wall _ _ rss <"$work/time" # (GNU time: seconds with two decimals, KiB)
+  printf '%s\t%s\t%s\t%s\t%s\n' "$kind" "$context$label" "$gpus" "$wall" "$rss" >>"$work/rows"
 }
 
 algorithm_args() { # X, hier:X, X/F or hier:X/F -> ddlsim arguments, one per line
@@ -198,11 +198,11 @@ for (kind, gpus), (wall_limit, mem_limit) in limits.items():
         continue
     counted = True
     over = []
-    for _, label, _, wall, *rest in mine:
+    for _, label, _, wall, rss in mine:
         if wall == "timeout":
             over.append(f"{label} (timeout)")
-        elif float(wall) > wall_limit or (mem_limit is not None and float(rest[0]) > mem_limit):
-            over.append(f"{label} ({wall} s, {rest[0]} MiB)")
+        elif float(wall) > wall_limit or (mem_limit is not None and float(rss) / 1024 > mem_limit):
+            over.append(f"{label} ({float(wall):.2f} s, {float(rss) / 1024:.1f} MiB)")
     what = "the ring's message level" if kind == "message" else "runs"
     line = f"  {gpus:,} GPUs, {what}: {len(mine) - len(over)} of {len(mine)} within"
     print(line + ("" if not over else "; over: " + "; ".join(over)))

@@ -20,6 +20,8 @@
 #include <limits>
 #include <mutex>
 #include <queue>
+#include <set>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 
@@ -217,12 +219,16 @@ struct Phase::Impl {
     result_.flows = world_.flows_posted();
     result_.computed = world_.flows_computed();
     result_.activities = result_.flows; // the rest: SimGrid's signals (simulation.cpp)
-    for (collectives::AlgorithmId id : world_.exact_forms())
-      result_.exact_flow_forms.emplace_back(collectives::entry(id).name);
-    std::sort(result_.exact_flow_forms.begin(), result_.exact_flow_forms.end());
-    for (collectives::AlgorithmId id : world_.computed_forms())
-      result_.computed_flow_forms.emplace_back(collectives::entry(id).name);
-    std::sort(result_.computed_flow_forms.begin(), result_.computed_flow_forms.end());
+    // The algorithms' names, in name order.
+    auto names = [](const std::set<collectives::AlgorithmId>& ids) {
+      std::vector<std::string> out;
+      for (collectives::AlgorithmId id : ids)
+        out.emplace_back(collectives::entry(id).name);
+      std::sort(out.begin(), out.end());
+      return out;
+    };
+    result_.exact_flow_forms = names(world_.exact_forms());
+    result_.computed_flow_forms = names(world_.computed_forms());
     for (int r = 0; r < world_.size(); ++r) {
       result_.bytes_sent.push_back(world_.bytes_sent(r) * copies);
       result_.bytes_received.push_back(world_.bytes_received(r) * copies);
