@@ -41,6 +41,8 @@ std::size_t FluidNetwork::start(double now, const FlowSpec& spec)
     id = free_.back();
     free_.pop_back();
   } else {
+    if (flows_.size() >= kNone) // a link's list names its flows in 32 bits (on_link_)
+      throw Error("internal: FluidNetwork has more flows at once than it can name");
     flows_.emplace_back();
   }
   Flow& f = flows_[id];
@@ -155,7 +157,7 @@ void FluidNetwork::begin_sharing(std::size_t id)
     for (std::uint32_t k = 0; k < f.links.size(); ++k) {
       auto& on = on_link_[f.links[k]];
       f.slots[k] = static_cast<std::uint32_t>(on.size());
-      on.emplace_back(id, k);
+      on.push_back({static_cast<std::uint32_t>(id), k});
     }
     if (f.links.empty()) {
       alone_.push_back(id);

@@ -78,6 +78,94 @@ private:
   double earliest_ = std::numeric_limits<double>::infinity(); ///< of the queues' first items
 };
 
+/** @brief A short list of trivially copyable items: in place up to N of them, on the heap past that. A flow's links,
+ *  its places on their lists (FluidNetwork::Flow) and each link's flows (FluidNetwork's on_link_) are such lists,
+ *  read at every event of a flow: in place, they are in the record itself, with no pointer to follow to a block
+ *  elsewhere (the computed trees' flows cross at most two links, the others left out, computed_trees_of, and a link
+ *  carries a few of them at a time; at 16,384 GPUs each such block was a cache miss). */
+template <class T, std::uint32_t N>
+class InPlaceList {
+public:
+  static constexpr std::uint32_t kInPlace = N;
+  InPlaceList() = default;
+  InPlaceList(const InPlaceList& o) { assign(o.begin(), o.end()); }
+  InPlaceList(InPlaceList&& o) noexcept { take(o); }
+  InPlaceList& operator=(const InPlaceList& o)
+  {
+    if (this != &o)
+      assign(o.begin(), o.end());
+    return *this;
+  }
+  InPlaceList& operator=(InPlaceList&& o) noexcept
+  {
+    if (this != &o) {
+      delete[] heap_;
+      take(o);
+    }
+    return *this;
+  }
+  ~InPlaceList() { delete[] heap_; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T& operator[](std::size_t k) { return data_[k]; }
+  const T& operator[](std::size_t k) const { return data_[k]; }
+  T& back() { return data_[size_ - 1]; }
+  void pop_back() { --size_; }
+  void push_back(const T& x)
+  {
+    if (size_ == capacity_)
+      grow(2 * std::size_t(capacity_));
+    data_[size_++] = x;
+  }
+  /** n items: the first min(n, size()) kept, the others value-initialized (0). */
+  void resize(std::size_t n)
+  {
+    if (n > capacity_)
+      grow(n);
+    std::fill(data_ + std::min<std::size_t>(n, size_), data_ + n, T{});
+    size_ = static_cast<std::uint32_t>(n);
+  }
+  void assign(const T* first, const T* last)
+  {
+    size_ = 0; // nothing to keep
+    resize(static_cast<std::size_t>(last - first));
+    std::copy(first, last, data_);
+  }
+
+private:
+  /** Room for n > capacity_ items on the heap, the items kept. */
+  void grow(std::size_t n)
+  {
+    auto* grown = new T[n]();
+    std::copy(begin(), end(), grown);
+    delete[] heap_;
+    heap_ = data_ = grown;
+    capacity_ = static_cast<std::uint32_t>(n);
+  }
+  void take(InPlaceList& o) noexcept
+  {
+    size_ = o.size_;
+    capacity_ = o.capacity_;
+    heap_ = o.heap_;
+    std::copy(o.in_place_, o.in_place_ + N, in_place_);
+    data_ = heap_ != nullptr ? heap_ : in_place_;
+    o.heap_ = nullptr;
+    o.data_ = o.in_place_;
+    o.size_ = 0;
+    o.capacity_ = N;
+  }
+  std::uint32_t size_ = 0, capacity_ = N;
+  T in_place_[N] = {};
+  T* heap_ = nullptr;   ///< past N items: capacity_ of them
+  T* data_ = in_place_; ///< in_place_ or heap_ (no branch at each read)
+};
+/** A flow's links, or its places on their lists. */
+using SmallIds = InPlaceList<std::uint32_t, 4>;
+
 /** @brief Transfers that come and go over links they share, as SimGrid 3.32's CM02 model runs them
  *  (src/surf/network_cm02.cpp, src/kernel/lmm/maxmin.cpp at v3.32), but computed here instead of handed to SimGrid:
  *  a flow first waits its latency, taking no bandwidth; then every flow past its latency gets a share of each link
@@ -170,8 +258,8 @@ public:
 private:
   enum class State { Latency, Sharing, Done, Free };
   struct Flow {
-    std::vector<std::uint32_t> links; ///< FlowSpec's, copied (a slot keeps its capacity when reused)
-    std::vector<std::uint32_t> slots; ///< by components: its place in on_link_[links[k]], per k
+    SmallIds links; ///< FlowSpec's, copied (a slot keeps its capacity when reused)
+    SmallIds slots; ///< by components: its place in on_link_[links[k]], per k
     double penalty = 1;
     double bound = 0;
     bool bound_binds = false; ///< its bound may limit it: no link it crosses is as narrow (fill())
@@ -374,7 +462,7 @@ private:
   /// latencies' ends: a flow never starts before the time advanced to).
   QueuesByKey<std::size_t> waiting_;
   /// By components: the sharing flows on each link (flow, index of the link in its links).
-  std::vector<std::vector<std::pair<std::size_t, std::uint32_t>>> on_link_;
+  std::vector<InPlaceList<std::pair<std::uint32_t, std::uint32_t>, 4>> on_link_;
   /// By components: the links of the flows that began or stopped sharing since the last solve, and the flows that
   /// began sharing over no link (their bound alone limits them): the components to solve again.
   std::vector<std::uint32_t> changed_links_;

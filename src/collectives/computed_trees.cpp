@@ -286,13 +286,13 @@ TreeStream::TreeStream(Group& g, TreeFlows& t, ComputedTrees& net, AlgorithmId c
     , members_(static_cast<std::size_t>(g.size()))
     , trees_(t.trees.size())
     , lanes_(1)
-    , prog_(trees_ * members_)
-    , edges_(trees_ * members_ * 2)
     , trees_left_(members_)
 {
   queues_.reset(1, members_);
-  if (net.first.size() != trees_ * members_ * 2 + 1)
+  if (net.first.size() != trees_ * members_ * 2 + 1 || net.hops.size() != trees_ * members_ * 2)
     throw Error("internal: the computed trees' network is not of these trees (computed_trees_of)");
+  reset_edges(1);
+  reset_programs(1);
   lanes_.front().channel = g.world().driver_channel();
   net_->fluid.restart();
 }
@@ -326,11 +326,41 @@ bool TreeStream::set_lanes(const std::vector<int>& channels)
   lanes_.assign(lanes, Lane{});
   for (std::size_t l = 0; l < lanes; ++l)
     lanes_[l].channel = channels[l];
-  prog_.assign(lanes * trees_ * members_, Program{});
-  edges_.assign(lanes * trees_ * members_ * 2, Edge{});
+  reset_programs(lanes);
+  reset_edges(lanes);
   queues_.reset(lanes, members_);
   trees_left_.assign(lanes * members_, 0);
   return true;
+}
+
+void TreeStream::reset_edges(std::size_t lanes)
+{
+  const std::size_t n = trees_ * members_ * 2; // the network's edges, the same routes in every lane
+  edges_.assign(lanes * n, Edge{});
+  for (std::size_t e = 0; e < edges_.size(); ++e) {
+    Edge& x = edges_[e];
+    x.first = net_->first[e % n];
+    x.count = net_->first[e % n + 1] - x.first;
+    x.latency_s = net_->hops[e % n].latency_s;
+    x.bandwidth = net_->hops[e % n].bandwidth;
+  }
+}
+
+void TreeStream::reset_programs(std::size_t lanes)
+{
+  prog_.assign(lanes * trees_ * members_, Program{});
+  for (std::size_t i = 0; i < prog_.size(); ++i) {
+    const std::size_t j = i / members_ % trees_, v = i % members_;
+    Program& p = prog_[i];
+    const std::vector<int>& children = t_.trees[j].children[v];
+    p.parent = t_.parents[j][v];
+    p.kids = static_cast<int>(children.size());
+    p.endpoint = g_.endpoint(static_cast<int>(v));
+    for (int c = 0; c < std::min(p.kids, kInPlaceKids); ++c)
+      p.kid[c] = children[static_cast<std::size_t>(c)];
+    p.up = t_.routes[j][v][0];
+    p.down = t_.routes[j][v][1];
+  }
 }
 
 void TreeStream::give(int lane, int member, std::uint64_t bytes, double ready_s)
@@ -430,11 +460,10 @@ void TreeStream::start_if_posted(std::size_t e)
   if (!x.sent || !x.asked)
     return;
   const std::size_t s = e / 2 / members_;
-  const std::size_t n = e % (trees_ * members_ * 2); // the network's edge: the same route in every lane
   const double size = double(size_of(s, x.k, x.chunk));
-  spec_.links.data = net_->links.data() + net_->first[n];
-  spec_.links.size = net_->first[n + 1] - net_->first[n];
-  set_cm02(spec_, o_.stack, net_->hops[n].latency_s, net_->hops[n].bandwidth, size, size);
+  spec_.links.data = net_->links.data() + x.first;
+  spec_.links.size = x.count;
+  set_cm02(spec_, o_.stack, x.latency_s, x.bandwidth, size, size);
   spec_.tag = e + 1;
   const std::size_t id = net_->fluid.start(now_, spec_);
   world_.note_computed(1);
@@ -448,14 +477,10 @@ std::size_t TreeStream::edge_of(std::size_t s, std::size_t v) const
 {
   // The edge and the sender of member v's current op in tree s (a send or a receive).
   const Program& p = prog_[s * members_ + v];
-  const std::vector<int>& children = t_.trees[s % trees_].children[v];
+  const std::size_t j = s % trees_;
   if (p.phase == 0) // the reduce: from child op, or to the parent (the member's own edge, up)
-    return (s * members_ + (p.op < static_cast<int>(children.size())
-                                ? static_cast<std::size_t>(children[static_cast<std::size_t>(p.op)])
-                                : v)) *
-               2 +
-           1;
-  return (s * members_ + (p.op < 0 ? v : static_cast<std::size_t>(children[static_cast<std::size_t>(p.op)]))) * 2;
+    return (s * members_ + (p.op < p.kids ? static_cast<std::size_t>(kid_of(p, j, v, p.op)) : v)) * 2 + 1;
+  return (s * members_ + (p.op < 0 ? v : static_cast<std::size_t>(kid_of(p, j, v, p.op)))) * 2;
 }
 
 void TreeStream::post(std::size_t s, std::size_t v, bool send)
@@ -478,9 +503,8 @@ void TreeStream::run_tree(std::size_t s, std::size_t v)
   // Member v's program in tree s from now until it waits on a transfer or a sleep.
   Program& p = prog_[s * members_ + v];
   const std::size_t j = s % trees_;
-  const std::vector<int>& children = t_.trees[j].children[v];
-  const int parent = t_.parents[j][v];
-  const int kids = static_cast<int>(children.size());
+  const int parent = p.parent;
+  const int kids = p.kids;
   const std::uint64_t chunks = lanes_[s / trees_].chunks[p.k * trees_ + j];
   for (;;) {
     if (p.phase == 0 && p.chunk == chunks) {
@@ -500,11 +524,10 @@ void TreeStream::run_tree(std::size_t s, std::size_t v)
       return;
     }
     if (send) {
-      const int to = p.phase == 0 ? parent : children[static_cast<std::size_t>(p.op)];
-      const CommWorld::Route& route = // the edge's, as the transfer's account gives it
-          p.phase == 0 ? *t_.routes[j][v][0] : *t_.routes[j][static_cast<std::size_t>(to)][1];
-      const double cost =
-          world_.send_cost_s(g_.endpoint(static_cast<int>(v)), g_.endpoint(to), size_of(s, p.k, p.chunk), &route);
+      const int to = p.phase == 0 ? parent : kid_of(p, j, v, p.op);
+      const Program& q = prog_[s * members_ + static_cast<std::size_t>(to)]; // the receiver's (its edge's route down)
+      const CommWorld::Route* route = p.phase == 0 ? p.up : q.down; // the edge's, as the transfer's account gives it
+      const double cost = world_.send_cost_s(p.endpoint, q.endpoint, size_of(s, p.k, p.chunk), route);
       if (cost > 0)
         clock_.sleep(now_, cost, s * members_ + v, kPostSend);
       else
@@ -540,7 +563,11 @@ void TreeStream::begin(std::size_t mi)
   const std::size_t lane = mi / members_, v = mi % members_, k = queues_.at(mi).k;
   for (std::size_t j = 0; j < trees_; ++j) {
     const std::size_t s = lane * trees_ + j;
-    prog_[s * members_ + v] = Program{0, 0, 0, k};
+    Program& p = prog_[s * members_ + v];
+    p.phase = 0;
+    p.op = 0;
+    p.chunk = 0;
+    p.k = k;
     run_tree(s, v);
   }
 }
@@ -599,13 +626,14 @@ std::size_t TreeStream::run(const std::vector<char>& open, std::vector<Ended>& e
         }
         Edge& x = edges_[e];
         x.sent = x.asked = false;
-        const std::size_t s = e / 2 / members_, child = e / 2 % members_, j = s % trees_;
+        const std::size_t s = e / 2 / members_, child = e / 2 % members_;
         const bool up = e % 2 == 1;
-        const std::size_t parent = static_cast<std::size_t>(t_.parents[j][child]);
+        const Program& c = prog_[s * members_ + child];
+        const std::size_t parent = static_cast<std::size_t>(c.parent);
         const std::size_t from = up ? child : parent, to = up ? parent : child;
-        world_.account(
-            {g_.endpoint(static_cast<int>(from)), g_.endpoint(static_cast<int>(to)), size_of(s, x.k, x.chunk)}, x.start,
-            now_, *t_.routes[j][child][up ? 0 : 1], lanes_[s / trees_].channel);
+        const int parent_endpoint = prog_[s * members_ + parent].endpoint;
+        world_.account({up ? c.endpoint : parent_endpoint, up ? parent_endpoint : c.endpoint, size_of(s, x.k, x.chunk)},
+                       x.start, now_, *(up ? c.up : c.down), lanes_[s / trees_].channel);
         ++prog_[s * members_ + from].op; // the sender goes on
         run_tree(s, from);
         if (recv_s > 0) // the receiver: its receive overhead (CommWorld::received), then kReceived

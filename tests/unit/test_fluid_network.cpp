@@ -998,3 +998,64 @@ TEST_CASE("fluid network: solved incrementally, no group is made of a neighbourh
     CHECK(part[i] == Approx(whole[i]).epsilon(1e-12));
   }
 }
+
+TEST_CASE("small ids: in place up to four, on the heap past that, every id kept through growth, copies and moves")
+{
+  using analytical::SmallIds;
+  SmallIds a;
+  CHECK(a.empty());
+  const std::vector<std::uint32_t> three{7, 8, 9}, six{1, 2, 3, 4, 5, 6};
+  a.assign(three.data(), three.data() + three.size());
+  CHECK(std::vector<std::uint32_t>(a.begin(), a.end()) == three);
+  a.resize(6); // past the four in place: the three kept, the new ones 0
+  CHECK(std::vector<std::uint32_t>(a.begin(), a.end()) == std::vector<std::uint32_t>{7, 8, 9, 0, 0, 0});
+  a.assign(six.data(), six.data() + six.size());
+  SmallIds copy = a; // its own block: writing one leaves the other
+  copy[0] = 42;
+  CHECK(a[0] == 1);
+  SmallIds moved = std::move(copy); // the block taken, the source left empty
+  CHECK(std::vector<std::uint32_t>(moved.begin(), moved.end()) == std::vector<std::uint32_t>{42, 2, 3, 4, 5, 6});
+  CHECK(copy.empty()); // NOLINT(bugprone-use-after-move): a moved-from list is empty, and usable
+  copy.assign(three.data(), three.data() + 2);
+  CHECK(std::vector<std::uint32_t>(copy.begin(), copy.end()) == std::vector<std::uint32_t>{7, 8});
+  CHECK(std::vector<std::uint32_t>(moved.begin(), moved.end()) == std::vector<std::uint32_t>{42, 2, 3, 4, 5, 6});
+  SmallIds small;
+  small.assign(three.data(), three.data() + 3);
+  SmallIds small_moved = std::move(small); // in place: the ids copied into the new list's own place
+  small = SmallIds{};
+  small.resize(2);
+  CHECK(std::vector<std::uint32_t>(small_moved.begin(), small_moved.end()) == three);
+  std::vector<SmallIds> many(3, small_moved); // moved as the vector grows: each keeps its ids
+  for (int k = 0; k < 100; ++k)
+    many.push_back(k % 2 == 0 ? small_moved : a);
+  CHECK(std::vector<std::uint32_t>(many[2].begin(), many[2].end()) == three);
+  CHECK(std::vector<std::uint32_t>(many[102].begin(), many[102].end()) == six);
+  a.assign(three.data(), three.data() + 1); // back to one id, in the block it grew
+  CHECK(std::vector<std::uint32_t>(a.begin(), a.end()) == std::vector<std::uint32_t>{7});
+  a.resize(3); // within the block: the ids past the one kept are 0, not the old 2 and 3
+  CHECK(std::vector<std::uint32_t>(a.begin(), a.end()) == std::vector<std::uint32_t>{7, 0, 0});
+}
+
+TEST_CASE("fluid network: a flow over more links than it holds in place shares them, and its slot is taken again")
+{
+  // Eight links of 1e9 B/s. A crosses links 0 to 5, B link 5: 1e9 B each at 5e8 B/s, both end at 2 s. Then, in A's
+  // slot, C over links 5 and 6 beside D over link 6 (5e8 B): 5e8 B/s each, D ends at 3 s; C alone then carries its
+  // last 5e8 B at 1e9 B/s, to 3.5 s.
+  Net net = gigabyte_links(8, true);
+  const std::size_t a = net.start(0, spec({0, 1, 2, 3, 4, 5}, 1e9));
+  const std::size_t b = net.start(0, spec({5}, 1e9));
+  net.next_event();
+  CHECK(net.rate(a) == 5e8);
+  CHECK(net.rate(b) == 5e8);
+  run(net, {a, b});
+  CHECK(net.end(a) == Approx(2.0).epsilon(1e-15));
+  CHECK(net.end(b) == Approx(2.0).epsilon(1e-15));
+  net.release(b);
+  net.release(a); // the next flow takes a's slot, with its six links' room
+  const std::size_t c = net.start(2, spec({5, 6}, 1e9));
+  REQUIRE(c == a);
+  const std::size_t d = net.start(2, spec({6}, 5e8));
+  run(net, {c, d});
+  CHECK(net.end(d) == Approx(3.0).epsilon(1e-15));
+  CHECK(net.end(c) == Approx(3.5).epsilon(1e-15));
+}
