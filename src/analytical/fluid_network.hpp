@@ -86,7 +86,6 @@ private:
 template <class T, std::uint32_t N>
 class InPlaceList {
 public:
-  static constexpr std::uint32_t kInPlace = N;
   InPlaceList() = default;
   InPlaceList(const InPlaceList& o) { assign(o.begin(), o.end()); }
   InPlaceList(InPlaceList&& o) noexcept { take(o); }

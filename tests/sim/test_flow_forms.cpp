@@ -2160,6 +2160,12 @@ TEST_CASE("the computed trees refuse a network computed for other trees")
     group.set_member_times(&times);
     CHECK_THROWS_WITH(collectives::computed_trees_plan(group, two, {1024, 1024}, net),
                       Catch::Contains("the computed trees' network is not of these trees"));
+    // One of these trees' own, its links whole but one edge's latency and bandwidth missing (TreeStream copies them
+    // beside each edge's state): refused too.
+    collectives::ComputedTrees short_hops = collectives::computed_trees_of(two, collectives::tree_links(two));
+    short_hops.hops.pop_back();
+    CHECK_THROWS_WITH(collectives::computed_trees_plan(group, two, {1024, 1024}, short_hops),
+                      Catch::Contains("the computed trees' network is not of these trees"));
     group.set_member_times(nullptr);
   });
   engine.engine().run();
