@@ -162,9 +162,17 @@ sg4::CommPtr CommWorld::post_send(int self, int to, std::uint64_t bytes, bool ov
 
 double CommWorld::handshake_s(int self, int to, const Route* cached) const
 {
-  // A solo world's network has no profiles (exact_network): its cached routes' latencies hold; otherwise read afresh.
-  if (!solo_)
+  // A solo world's network has no profiles (exact_network): its cached routes' latencies hold; so do a world's with
+  // static links (no profiles) whether solo or not, read once per pair; otherwise read afresh (a latency profile).
+  if (!solo_ && !static_links_)
     return rendezvous_round_trip_s(options_, route(self, to).alpha_s);
+  if (!solo_) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(self) << 32) | static_cast<std::uint32_t>(to);
+    auto it = route_latency_.find(key);
+    if (it == route_latency_.end())
+      it = route_latency_.emplace(key, route(self, to).alpha_s).first;
+    return rendezvous_round_trip_s(options_, it->second);
+  }
   return rendezvous_round_trip_s(options_, (cached != nullptr ? *cached : cached_route(self, to)).latency_s);
 }
 

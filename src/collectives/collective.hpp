@@ -136,6 +136,11 @@ public:
    *  size). Off by default. */
   void set_solo(bool solo) { solo_ = solo; }
   bool solo() const { return solo_; }
+  /** Static links: no link's latency changes while the simulation runs (the platform has no profiles: a generated
+   *  --cluster, or a file without any; engine/simulation.cpp). A stack's rendezvous then reads each pair's route
+   *  latency once, where a world that is not solo reads it afresh from SimGrid at every large message (handshake_s).
+   *  Off by default. */
+  void set_static_links(bool on) { static_links_ = on; }
   /** Mirrored lanes: for a world that is solo but for several lanes (communication streams) whose drivers run flow
    *  plans at once. `calls` lists the flows of every run_flows call the phase may make (any order, repeats allowed);
    *  calls between the same endpoints in the same order share a layout (hier: its gather, its leaders' ring, its
@@ -396,6 +401,10 @@ private:
   void sign_sizes(const std::vector<Flow>& flows, const std::vector<std::size_t>& component);
   bool solo_ = false;
   bool lanes_solo_ = false;
+  bool static_links_ = false;
+  /// Static links, not solo: each pair's route latency as SimGrid sums it, (from << 32 | to) -> seconds (handshake_s;
+  /// apart from routes_, whose first use numbers the links the link log reads)
+  mutable std::unordered_map<std::uint64_t, double> route_latency_;
   /** set_mirror's plan: per layout (calls between the same endpoints) its shape, whose components are the union
    *  components (every layout's flows joined by shared links) restricted to the layout's flows (some empty), and per
    *  union component the first component of its class (its representative). */

@@ -103,6 +103,7 @@ struct Phase::Impl {
     // when each has finished its earlier aggregations (their messages are done) and none sends until it ends.
     // Decided before drivable(), which it changes (the ring's driver posts its flows at any size). --per-rank-actors
     // (the reference shape) runs every flow in SimGrid.
+    world_.set_static_links(spec.static_links);
     const bool one_stream = dag_.comm_policy == dag::CommPolicy::Priority || dag_.comm_streams == 1;
     world_.set_solo(spec.drive_streams && spec.exact_network && nominal_ && one_stream);
     // Several in-order streams, nothing else on the network: where the collective runs a whole stream as one program

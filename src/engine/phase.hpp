@@ -42,6 +42,9 @@ struct PhaseSpec {
    *  no --cfg of the network, no link or host profiles): a flow alone on its links takes its latency plus its bytes
    *  over the narrowest link (CommWorld::set_solo). */
   bool exact_network = false;
+  /** No link's latency or bandwidth changes over time (no profile in the platform; exact_network implies it, and
+   *  holds it with a --cfg of the network too): CommWorld::set_static_links. */
+  bool static_links = false;
 };
 
 /** @brief A phase, prepared outside any actor (the collective's prepare() may throw ConfigError). */

@@ -10,6 +10,7 @@
 #include "engine/simgrid_config.hpp"
 #include "hardware/cpu_catalog.hpp"
 #include "hardware/gpu_catalog.hpp"
+#include "platform/platform_check.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -167,23 +168,26 @@ void fit_stacks(Setup& setup, const dag::IterationDag& dag, const collectives::C
 #endif
 }
 
+/** True when no link or host of the platform changes over time: a generated --cluster, or a platform file with no
+ *  profile (bandwidth, latency, speed or state over time: no `*_file` attribute, no <trace> or <trace_connect>). */
+bool static_platform(const SimulationInput& input)
+{
+  if (input.cluster)
+    return true;
+  std::ifstream in(input.platform_file);
+  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return !xml.empty() && !platform::has_profiles(xml);
+}
+
 /** True when the network is SimGrid's exact alpha-beta model as default_simgrid_config() sets it
- * (PhaseSpec::exact_network): no --cfg but the actors' stacks (contexts/...), and no link or host profile in the
- * platform file (bandwidth, latency, speed or state over time; a generated --cluster has none). */
-bool exact_network(const SimulationInput& input, const Setup& setup)
+ * (PhaseSpec::exact_network): no --cfg but the actors' stacks (contexts/...), and a static platform. */
+bool exact_network(const Setup& setup, bool static_links)
 {
   const auto& defaults = default_simgrid_config();
   for (const auto& cfg : setup.simgrid_cfg)
     if (std::find(defaults.begin(), defaults.end(), cfg) == defaults.end() && cfg.rfind("contexts/", 0) != 0)
       return false;
-  if (input.cluster)
-    return true;
-  std::ifstream in(input.platform_file);
-  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const char* profile : {"_file", "<trace", "trace_connect", "profile"})
-    if (xml.find(profile) != std::string::npos)
-      return false;
-  return !xml.empty();
+  return static_links;
 }
 
 } // namespace
@@ -248,16 +252,17 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::Iterat
 
   // The multi-GPU phase alone may copy iterations: the baseline (one GPU) is cheap, and copying its iterations would
   // start the multi-GPU phase at another clock, which moves its times by roundings (the golden report's last digits).
-  const bool exact = exact_network(input, setup); // reads the platform file: once for both phases
-  auto phase = [&, exact](std::string name, const dag::IterationDag* graph, std::vector<platform::GpuHost> ranks,
-                          std::vector<int> nodes, bool replicate) {
+  const bool static_links = static_platform(input); // reads the platform file: once for both phases
+  const bool exact = exact_network(setup, static_links);
+  auto phase = [&, exact, static_links](std::string name, const dag::IterationDag* graph,
+                                        std::vector<platform::GpuHost> ranks, std::vector<int> nodes, bool replicate) {
     const bool record = input.record_transfers && name == "multi";
-    return std::make_unique<Phase>(PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes),
-                                             impl_->collective.get(), input.collective, input.iterations,
-                                             impl_->reference_speed, &input.progress, &input.aggregation_progress,
-                                             // the trace's messages are not copied: a traced phase runs them all
-                                             record, record ? input.transfer_ranks : std::set<int>{},
-                                             replicate && !record, input.link_timelines, input.drive_streams, exact});
+    return std::make_unique<Phase>(
+        PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes), impl_->collective.get(), input.collective,
+                  input.iterations, impl_->reference_speed, &input.progress, &input.aggregation_progress,
+                  // the trace's messages are not copied: a traced phase runs them all
+                  record, record ? input.transfer_ranks : std::set<int>{}, replicate && !record, input.link_timelines,
+                  input.drive_streams, exact, static_links});
   };
   std::unique_ptr<Phase> single;
   if (input.single_gpu_baseline && setup.ranks.size() > 1)

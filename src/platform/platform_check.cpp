@@ -456,6 +456,14 @@ void check_platform_xml(const std::string& xml, const std::string& file)
   model.check();
 }
 
+bool has_profiles(const std::string& xml)
+{
+  for (const char* profile : {"_file", "<trace", "trace_connect", "profile"})
+    if (xml.find(profile) != std::string::npos)
+      return true;
+  return false;
+}
+
 void check_platform_file(const std::string& file)
 {
   check_platform_xml(read_file(file), file);

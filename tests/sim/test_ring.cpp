@@ -73,3 +73,23 @@ TEST_CASE("ring allreduce of a size P does not divide: every byte is sent, 2(P-1
   CHECK(sent == 2 * 6 * bytes);
   CHECK(received == sent);
 }
+
+TEST_CASE("ring allreduce, P = 4, over links whose latency a profile changes: the times follow the profile")
+{
+  // Every link's latency jumps from 0.5 us to 0.5 ms 1 us after the start: the first of the 2(P - 1) steps, started
+  // at 0, pays alpha = 1 us, the others 1 ms (SimGrid reads a route's latency when a message starts). A platform with
+  // a profile is not a static network (engine/simulation.cpp, static_platform): a form that read each route's latency
+  // once, before the run, would pay 1 us at every step.
+  const int p = 4;
+  const std::uint64_t bytes = 4000000;
+  test::StarSpec star;
+  star.hosts = p;
+  star.link_bytes_per_s = 12.5e9;
+  star.link_latency_s = 0.5e-6;
+  star.latency_profile = "0 0.5e-6\n1e-6 0.5e-3\n";
+  const auto out = test::run(test::write_star_platform(star), test::single_tensor_workload(bytes), dag::Schedule::Wfbp);
+  const auto summary = report::summarize_phase(out.dag, out.multi);
+  const double step_s = double(bytes) / (p * 12.5e9);
+  const double expected = (1e-6 + step_s) + (2.0 * (p - 1) - 1) * (1e-3 + step_s);
+  CHECK(test::relative_error(summary.iteration_time_s, expected) < 1e-9);
+}

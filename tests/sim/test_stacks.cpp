@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 using namespace ddlsim;
 
 namespace {
@@ -18,13 +20,15 @@ constexpr double kB = 10e9;
 // The toy profile's values, as its file sets them.
 constexpr double kSend = 2e-6, kRecv = 1e-6, kCopy = 0.1e-9, kCall = 5e-6, kCallCopy = 0.01e-9;
 
-engine::SweepOutput sweep_toy(int ranks, const std::vector<std::uint64_t>& sizes)
+engine::SweepOutput sweep_toy(int ranks, const std::vector<std::uint64_t>& sizes,
+                              const std::string& latency_profile = "")
 {
   const stack::Stack toy = stack::load_stack(std::string(DDLSIM_SOURCE_DIR) + "/tests/data/stacks/toy.textproto");
   test::StarSpec star;
   star.hosts = ranks;
   star.link_bytes_per_s = kB;
   star.link_latency_s = kAlpha / 2;
+  star.latency_profile = latency_profile;
   engine::SweepInput in;
   in.platform_file = test::write_star_platform(star);
   in.algorithm = *toy.algorithm;
@@ -35,6 +39,15 @@ engine::SweepOutput sweep_toy(int ranks, const std::vector<std::uint64_t>& sizes
 
 /** Both control messages of the rendezvous: overheads of both ends and the latency at the 1-byte factor (2). */
 constexpr double kHandshake = 2 * (kSend + kRecv + 2 * kAlpha);
+
+/** One exchange of 16 KiB at P = 2 (recursive doubling) over routes of latency `alpha`: the call, the send's
+ *  overhead and copy, the rendezvous round trip (latency factor 2), the message (latency factor 3, bandwidth factor
+ *  0.8), the receive's overhead. */
+double exchange_16k(double alpha)
+{
+  return kCall + kCallCopy * 16384 + kSend + kCopy * 16384 + 2 * (kSend + kRecv + 2 * alpha) + 3 * alpha +
+         16384 / (0.8 * kB) + kRecv;
+}
 
 } // namespace
 
@@ -62,4 +75,19 @@ TEST_CASE("toy stack, P = 4 (rule: ring): 6 steps of M/4, eager below and rendez
   CHECK(test::relative_error(out.points[0].time_s, small) < 1e-9);
   CHECK(test::relative_error(out.points[1].time_s, large) < 1e-9);
   CHECK(out.points[0].rank_messages == 4 * 6); // the ring, not recursive doubling
+}
+
+TEST_CASE("toy stack: a rendezvous reads the route's latency afresh where a profile changes it")
+{
+  // Every link's latency doubles (0.5 to 1 us: alpha 1 to 2 us) in the middle of the second of three exchanges. The
+  // collective's world is not told its links are static (CommWorld::set_static_links), so the third exchange's
+  // rendezvous pays the new latency as its message does; a latency read once per pair would keep the old one.
+  const double first = exchange_16k(kAlpha);
+  std::ostringstream profile;
+  profile.precision(17);
+  profile << "0 " << kAlpha / 2 << "\n" << 1.5 * first << " " << kAlpha << "\n";
+  const auto out = sweep_toy(2, {16384, 16384, 16384}, profile.str());
+  REQUIRE(out.points.size() == 3);
+  CHECK(test::relative_error(out.points[0].time_s, first) < 1e-9);
+  CHECK(test::relative_error(out.points[2].time_s, exchange_16k(2 * kAlpha)) < 1e-9);
 }

@@ -73,6 +73,16 @@ std::string write_star_platform(const StarSpec& spec)
     else
       x << "><prop id=\"cpu\" value=\"" << spec.server_cpu << "\"/></host>\n";
   }
+  // One file per link (SimGrid 3.32 names a profile by its file and refuses a second of one name), named by its file
+  // name alone: SimGrid finds it in the platform file's folder, where it is written, and fails to open one named by
+  // an absolute path (src/surf/surf_interface.cpp, surf_ifsopen: it opens the path, then tries it again under each
+  // folder of its search path, and returns the last, failed, attempt).
+  auto latency_file = [&spec]() -> std::string {
+    if (spec.latency_profile.empty())
+      return "";
+    const std::string path = write_temporary_xml(spec.latency_profile);
+    return " latency_file=\"" + path.substr(path.rfind('/') + 1) + "\"";
+  };
   std::vector<std::string> names;
   for (int i = 0; i < spec.hosts; ++i)
     names.push_back("gpu" + std::to_string(i));
@@ -83,8 +93,9 @@ std::string write_star_platform(const StarSpec& spec)
     const auto bandwidth = spec.host_bytes_per_s.find(static_cast<int>(i));
     x << "    <link id=\"l" << i << "\" bandwidth=\""
       << (bandwidth != spec.host_bytes_per_s.end() ? bandwidth->second : spec.link_bytes_per_s) << "Bps\" latency=\""
-      << (latency != spec.host_latency_s.end() ? latency->second : spec.link_latency_s) << "s\" sharing_policy=\""
-      << (spec.fatpipe_hosts.count(static_cast<int>(i)) > 0 ? "FATPIPE" : "SPLITDUPLEX") << "\"/>\n";
+      << (latency != spec.host_latency_s.end() ? latency->second : spec.link_latency_s) << "s\"" << latency_file()
+      << " sharing_policy=\"" << (spec.fatpipe_hosts.count(static_cast<int>(i)) > 0 ? "FATPIPE" : "SPLITDUPLEX")
+      << "\"/>\n";
   }
   auto host_link = [&spec](std::size_t i, const char* direction) { // a fat pipe has no directions
     return "<link_ctn id=\"l" + std::to_string(i) + "\"" +

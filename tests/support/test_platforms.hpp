@@ -27,6 +27,9 @@ struct StarSpec {
   /** Host index pairs whose route (both ways) also crosses one SHARED link "x" of shared_bytes_per_s. */
   std::vector<std::pair<int, int>> shared_routes;
   double shared_bytes_per_s = 0;
+  /** When set: every host link's latency over time, a SimGrid profile (one "date value" line per change, seconds),
+   *  written to a file of its own that each link names as its latency_file. */
+  std::string latency_profile;
   std::map<int, double> host_latency_s;   ///< host index -> its link's latency instead of link_latency_s
   std::map<int, double> host_bytes_per_s; ///< host index -> its link's bandwidth instead of link_bytes_per_s
   /** Host indices (GPU hosts from 0, then the extra hosts) whose link is a FATPIPE: it limits each flow, not their sum

@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 using namespace ddlsim;
@@ -124,4 +126,27 @@ TEST_CASE("platform check: XML, DTD and depth")
   CHECK(check(doc(open + close)) == "(accepted)");
   CHECK(check(doc(open + "<zone id=\"deep\" routing=\"Full\"/>\n" + close)) ==
         "p.xml: line " + std::to_string(3 + platform::kMaxZoneDepth) + ": zones nested 65 deep (at most 64)");
+}
+
+TEST_CASE("platform check: a platform with a profile is one whose links may change; the shipped ones have none")
+{
+  const std::string plain = doc("<zone id=\"z\" routing=\"Full\">" + kHosts + "</zone>");
+  CHECK_FALSE(platform::has_profiles(plain));
+  for (const char* attribute : {"latency_file", "bandwidth_file", "state_file", "speed_file", "availability_file"}) {
+    const std::string profiled = doc("<zone id=\"z\" routing=\"Full\"><host id=\"a\" speed=\"1Gf\"/>"
+                                     "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\" " +
+                                     std::string(attribute) + "=\"p.txt\"/></zone>");
+    INFO(attribute);
+    CHECK(platform::has_profiles(profiled));
+  }
+  CHECK(platform::has_profiles(doc("<trace id=\"t\" periodicity=\"1\">0 1</trace>"
+                                   "<trace_connect kind=\"LATENCY\" trace=\"t\" element=\"l\"/>")));
+  for (const auto& f : std::filesystem::directory_iterator(std::string(DDLSIM_SOURCE_DIR) + "/platforms")) {
+    if (f.path().extension() != ".xml")
+      continue;
+    std::ifstream in(f.path());
+    const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    INFO(f.path().string());
+    CHECK_FALSE(platform::has_profiles(xml));
+  }
 }
