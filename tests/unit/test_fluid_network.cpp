@@ -487,14 +487,16 @@ TEST_CASE("fluid network: latencies end in time order whichever flow started fir
 
 TEST_CASE("SimGrid's clock: sleeps of many lengths end in time order, those due together in the order they were made")
 {
-  // From 0, twelve sleeps (more lengths than SimClock keeps queues for: the rest on its heap) of (12 - k) us, the
-  // longest first, and an event at 6 us made last; then, at the 1 us step, two sleeps of 5 us (the length of one
-  // already made: due at 6 us with it and the event, after them). Every step yields its events in time order, those
-  // of one time in the order they were made.
+  // From 0, seventy sleeps of (70 - k) us, the longest first: the first 64 lengths (70 to 7 us) on SimClock's queues,
+  // the other six (6 to 1 us) on its heap; an event at 6 us made last. Then, at the 1 us step, two sleeps of 5 us (on
+  // the heap: no queue is left for a new length; due at 6 us with the sleep of 6 us and the event, after them) and one
+  // of 7 us (the queue of that length: due at 8 us, after the sleep of 8 us made first). Every step yields its events
+  // in time order, those of one time in the order they were made, wherever they were kept.
+  constexpr int kSleeps = 70;
   Net net;
   analytical::SimClock clock;
-  for (int k = 0; k < 12; ++k)
-    clock.sleep(0, (12 - k) * 1e-6, static_cast<std::size_t>(k), 0);
+  for (int k = 0; k < kSleeps; ++k)
+    clock.sleep(0, (kSleeps - k) * 1e-6, static_cast<std::size_t>(k), 0);
   clock.at(6e-6, 100, 0);
   std::vector<std::pair<std::size_t, int>> due;
   std::vector<std::size_t> order;
@@ -505,18 +507,23 @@ TEST_CASE("SimGrid's clock: sleeps of many lengths end in time order, those due 
     if (now == 1e-6) {
       clock.sleep(now, 5e-6, 101, 0);
       clock.sleep(now, 5e-6, 102, 0);
+      clock.sleep(now, 7e-6, 103, 0);
     }
     for (const auto& [who, what] : due) {
       order.push_back(who);
       times.push_back(now);
     }
   }
-  const std::vector<std::size_t> expected{11, 10, 9, 8, 7, 6, 100, 101, 102, 5, 4, 3, 2, 1, 0};
+  std::vector<std::size_t> expected{69, 68, 67, 66, 65, 64, 100, 101, 102, 63, 62, 103};
+  for (std::size_t k = 62; k-- > 0;)
+    expected.push_back(k);
   CHECK(order == expected);
   for (std::size_t i = 1; i < times.size(); ++i)
     CHECK(times[i - 1] <= times[i]);
+  REQUIRE(times.size() == expected.size());
   CHECK(times[6] == Approx(6e-6).epsilon(1e-12));
   CHECK(times[8] == Approx(6e-6).epsilon(1e-12));
+  CHECK(times[11] == Approx(8e-6).epsilon(1e-12));
 }
 
 TEST_CASE("queues by key: the earliest first item is kept through pushes and takes, and nothing is taken before it")
@@ -548,6 +555,37 @@ TEST_CASE("queues by key: the earliest first item is kept through pushes and tak
     REQUIRE(queues.push(key, 10 + key, 10 + key));
   CHECK_FALSE(queues.push(9, 1, 1));
   CHECK(queues.earliest() == 7);
+  queues.clear();
+  CHECK(queues.earliest() == std::numeric_limits<double>::infinity());
+}
+
+TEST_CASE("queues by key, by due time: the queues are taken in the order of their first items, only those due")
+{
+  // As above, the first items on a heap: up to 6, 4.5 (queue 2) before 5 (queue 1), though queue 1 came first; a
+  // queue with nothing due is not visited; three keys allowed, a fourth refused.
+  analytical::QueuesByKey<double, 3, true> queues;
+  const auto due = [](double item) { return item; };
+  std::vector<double> taken;
+  const auto take = [&taken](double item) { taken.push_back(item); };
+  REQUIRE(queues.push(1, 5, 5));
+  REQUIRE(queues.push(1, 7, 7));
+  REQUIRE(queues.push(2, 3, 3));
+  CHECK(queues.earliest() == 3);
+  queues.take_until(4, due, take);
+  CHECK(taken == std::vector<double>{3});
+  CHECK(queues.earliest() == 5);
+  REQUIRE(queues.push(2, 4.5, 4.5));
+  REQUIRE(queues.push(3, 9, 9));
+  CHECK_FALSE(queues.push(4, 1, 1));
+  CHECK(queues.earliest() == 4.5);
+  queues.take_until(6, due, take);
+  CHECK(taken == std::vector<double>{3, 4.5, 5}); // by due time, not queue by queue
+  CHECK(queues.earliest() == 7);
+  queues.take_until(100, due, take);
+  CHECK(taken == std::vector<double>{3, 4.5, 5, 7, 9});
+  CHECK(queues.earliest() == std::numeric_limits<double>::infinity());
+  REQUIRE(queues.push(2, 11, 11)); // an emptied queue takes items again
+  CHECK(queues.earliest() == 11);
   queues.clear();
   CHECK(queues.earliest() == std::numeric_limits<double>::infinity());
 }
