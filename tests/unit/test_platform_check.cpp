@@ -128,7 +128,7 @@ TEST_CASE("platform check: XML, DTD and depth")
         "p.xml: line " + std::to_string(3 + platform::kMaxZoneDepth) + ": zones nested 65 deep (at most 64)");
 }
 
-TEST_CASE("platform check: a platform with a profile is one whose links may change; the shipped ones have none")
+TEST_CASE("platform check: a platform with a profile is one whose links may change, and no shipped one has any")
 {
   const std::string plain = doc("<zone id=\"z\" routing=\"Full\">" + kHosts + "</zone>");
   CHECK_FALSE(platform::has_profiles(plain));
