@@ -63,11 +63,14 @@ public:
       return; // nothing due
     if constexpr (ByDue) {
       while (!heads_.empty() && heads_.front().first <= until) {
-        std::pop_heap(heads_.begin(), heads_.end(), std::greater<>());
-        const std::size_t q = heads_.back().second;
-        heads_.pop_back();
-        if (take_from(q, until, due, take))
-          first_due(q, due(queues_[q].items[queues_[q].head]));
+        const std::size_t q = heads_.front().second;
+        if (take_from(q, until, due, take)) { // its next item, no earlier: the heap's front moved down in place
+          heads_.front().first = due(queues_[q].items[queues_[q].head]);
+          sift_down_front();
+        } else {
+          std::pop_heap(heads_.begin(), heads_.end(), std::greater<>());
+          heads_.pop_back();
+        }
       }
     } else {
       earliest_ = std::numeric_limits<double>::infinity();
@@ -98,6 +101,26 @@ private:
     } else {
       earliest_ = std::min(earliest_, due);
     }
+  }
+  /** ByDue: heads_'s front, whose due time rose, moved down to its place (a min-heap, as std::push_heap with
+   *  std::greater keeps it). */
+  void sift_down_front()
+  {
+    const auto entry = heads_.front();
+    const std::size_t n = heads_.size();
+    std::size_t i = 0;
+    for (;;) {
+      std::size_t child = 2 * i + 1;
+      if (child >= n)
+        break;
+      if (child + 1 < n && heads_[child + 1] < heads_[child])
+        ++child;
+      if (!(heads_[child] < entry))
+        break;
+      heads_[i] = heads_[child];
+      i = child;
+    }
+    heads_[i] = entry;
   }
   /** Takes queue q's items due by `until`; true when items are left (its storage kept bounded). */
   template <class Due, class Take>
