@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace ddlsim::analytical {

@@ -260,9 +260,10 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::Iterat
     return std::make_unique<Phase>(
         PhaseSpec{std::move(name), graph, std::move(ranks), std::move(nodes), impl_->collective.get(), input.collective,
                   input.iterations, impl_->reference_speed, &input.progress, &input.aggregation_progress,
-                  // the trace's messages are not copied: a traced phase runs them all
-                  record, record ? input.transfer_ranks : std::set<int>{}, replicate && !record, input.link_timelines,
-                  input.drive_streams, exact, static_links});
+                  // the trace's messages are not copied: a traced phase runs them all; nor are the iterations on a
+                  // platform with profiles, where a later iteration meets other bandwidths, latencies or speeds
+                  record, record ? input.transfer_ranks : std::set<int>{}, replicate && !record && static_links,
+                  input.link_timelines, input.drive_streams, exact, static_links});
   };
   std::unique_ptr<Phase> single;
   if (input.single_gpu_baseline && setup.ranks.size() > 1)

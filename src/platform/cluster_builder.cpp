@@ -104,7 +104,9 @@ void build_cluster(const ClusterSpec& s)
   // (NetZoneImpl::get_host_by_name_or_null), and a zone's seal lists every host reachable from the root
   // (NetZoneImpl::get_all_hosts) to seal its own; with each zone joined as it was built, 16,384 GPUs cost O(nodes^2)
   // of both (2.1 of the 4.5 s of the ring at 16,384 GPUs on the fat tree; docs/performance.md). The same zones,
-  // hosts, links and routes, made in the same order: only when each zone under the root joins it moves.
+  // hosts, links and routes, made in the same order: only when each zone under the root joins it, and when zones
+  // are sealed, move (SimGrid's tracing, which takes zones' creations and seals as nested, is refused:
+  // engine/config_policy.cpp).
   std::vector<std::pair<sg4::NetZone*, NetPoint*>> apart; // (zone, gateway) under the root, to join
   std::vector<sg4::Link*> uplinks;                        // the fat tree's: each leaf's to the root
   if (s.topology == Topology::Star) {
@@ -114,7 +116,8 @@ void build_cluster(const ClusterSpec& s)
     for (int node = 0; node < s.nodes; ++node)
       apart.push_back(build_node(s, layout, node, root, links[node], false));
   } else {
-    // A leaf, apart, holds its nodes joined and sealed: their seals list only the hosts reachable from the root.
+    // A leaf, apart, holds its nodes joined and sealed: their seals list only the hosts reachable from the root, not
+    // their own, which build_node seals as it makes them.
     const int leaves = s.nodes / s.nodes_per_leaf;
     for (int leaf = 0; leaf < leaves; ++leaf) {
       auto* leaf_zone = sg4::create_star_zone("leaf" + std::to_string(leaf));

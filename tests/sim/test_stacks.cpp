@@ -91,3 +91,34 @@ TEST_CASE("toy stack: a rendezvous reads the route's latency afresh where a prof
   CHECK(test::relative_error(out.points[0].time_s, first) < 1e-9);
   CHECK(test::relative_error(out.points[2].time_s, exchange_16k(2 * kAlpha)) < 1e-9);
 }
+
+TEST_CASE("toy stack, two streams, a run over links whose latency a profile changes: each rendezvous pays it afresh")
+{
+  // P = 2, one 16 KiB tensor, two iterations, two communication streams (so the run's world is not solo), after the
+  // single-GPU baseline (no time here: no compute). Every link's latency doubles (alpha 1 to 2 us) 20 us after the
+  // start: after iteration 1's rendezvous, during its message. The
+  // platform has a profile, so the phase does not tell its world its links are static (CommWorld::set_static_links)
+  // and does not copy iteration 2 from iteration 1: iteration 2, the one the summary reports, pays the new latency in
+  // its rendezvous as in its message. A latency read once per pair would keep iteration 1's for the rendezvous.
+  const stack::Stack toy = stack::load_stack(std::string(DDLSIM_SOURCE_DIR) + "/tests/data/stacks/toy.textproto");
+  test::StarSpec star;
+  star.hosts = 2;
+  star.link_bytes_per_s = kB;
+  star.link_latency_s = kAlpha / 2;
+  std::ostringstream profile;
+  profile.precision(17);
+  profile << "0 " << kAlpha / 2 << "\n" << 20e-6 << " " << kAlpha << "\n";
+  star.latency_profile = profile.str();
+  const auto w = test::single_tensor_workload(16384);
+  engine::SimulationInput in = test::input(test::write_star_platform(star), w);
+  in.iterations = 2;
+  in.algorithm = *toy.algorithm;
+  in.collective.stack = toy.profile;
+  dag::ScheduleOptions o;
+  o.comm_streams = 2;
+  const auto dag = dag::build_dag(w, o);
+  const auto out = engine::simulate(in, dag);
+  const auto summary = report::summarize_phase(dag, out.multi);
+  CHECK(out.multi.iterations_simulated == 2);
+  CHECK(test::relative_error(summary.iteration_time_s, exchange_16k(2 * kAlpha)) < 1e-9);
+}

@@ -590,6 +590,74 @@ TEST_CASE("queues by key, by due time: the queues are taken in the order of thei
   CHECK(queues.earliest() == std::numeric_limits<double>::infinity());
 }
 
+namespace {
+
+/** Pushes 6,000 items on 5 keys in a fixed pseudo-random interleaving (each key's items due in the order pushed, over
+ *  1,024 on some queues, so that their storage is compacted) and takes them at rising times: every item due by a take
+ *  is taken by it, once, and no other; earliest() is the least due time of the items left. Reads of due(): by due
+ *  time, only queues with an item due are visited (each taken item, and two more per such queue); by key, every queue
+ *  is (three more per queue at most). Returns the items in the order taken. */
+template <bool ByDue>
+std::vector<std::pair<double, int>> check_queues_against_reference()
+{
+  analytical::QueuesByKey<std::pair<double, int>, 8, ByDue> queues;
+  constexpr int kKeys = 5;
+  std::vector<std::pair<double, int>> left, taken; // (due, item): the reference
+  std::vector<int> key_of;
+  std::vector<double> last(kKeys, 0.0);
+  std::uint64_t state = 12345;
+  auto next = [&state] { return (state = state * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  std::size_t due_reads = 0;
+  auto due = [&due_reads](const std::pair<double, int>& item) {
+    ++due_reads;
+    return item.first;
+  };
+  auto take = [&taken](const std::pair<double, int>& item) { taken.push_back(item); };
+  double now = 0;
+  int made = 0;
+  while (made < 6000 || !left.empty()) {
+    for (int k = 0; k < 8 && made < 6000; ++k, ++made) {
+      const int key = static_cast<int>(next() % kKeys);
+      last[key] = std::max(last[key], now) + double(next() % 100) * 1e-3; // no earlier than the key's last
+      REQUIRE(queues.push(double(key), {last[key], made}, last[key]));
+      left.emplace_back(last[key], made);
+      key_of.push_back(key);
+    }
+    now += 0.05;
+    const std::size_t before = taken.size();
+    due_reads = 0;
+    queues.take_until(now, due, take);
+    std::vector<std::pair<double, int>> expected, rest;
+    for (const auto& item : left)
+      (item.first <= now ? expected : rest).push_back(item);
+    std::vector<std::pair<double, int>> got(taken.begin() + static_cast<std::ptrdiff_t>(before), taken.end());
+    std::sort(expected.begin(), expected.end());
+    std::sort(got.begin(), got.end());
+    REQUIRE(got == expected);
+    std::vector<char> visited(kKeys, 0);
+    for (const auto& item : got)
+      visited[static_cast<std::size_t>(key_of[static_cast<std::size_t>(item.second)])] = 1;
+    const auto queues_due = static_cast<std::size_t>(std::count(visited.begin(), visited.end(), 1));
+    CHECK(due_reads <= got.size() + (ByDue ? 2 * queues_due : 3 * std::size_t(kKeys)));
+    left = rest;
+    const double least =
+        left.empty() ? std::numeric_limits<double>::infinity() : std::min_element(left.begin(), left.end())->first;
+    REQUIRE(queues.earliest() == least);
+  }
+  return taken;
+}
+
+} // namespace
+
+TEST_CASE("queues by key, both kinds, against a reference: every item due taken once, the earliest kept")
+{
+  const auto in_key_order = check_queues_against_reference<false>();
+  const auto in_due_order = check_queues_against_reference<true>();
+  CHECK(in_key_order.size() == 6000);
+  CHECK(in_due_order.size() == 6000);
+  CHECK(in_key_order != in_due_order); // the same items per take, in another order
+}
+
 TEST_CASE("fluid network: a bound just under every link it crosses limits its flow, one at a link capacity does not")
 {
   // The fill leaves out of its order a flow's bound that a link it crosses already caps (a link's level never exceeds
