@@ -137,7 +137,7 @@ public:
   void set_solo(bool solo) { solo_ = solo; }
   bool solo() const { return solo_; }
   /** Static links: no link's latency changes while the simulation runs (the platform has no profiles: a generated
-   *  --cluster, or a file without any; engine/simulation.cpp). A stack's rendezvous then reads each pair's route
+   *  --cluster, or a file without any; Setup::static_links). A stack's rendezvous then reads each pair's route
    *  latency once, where a world that is not solo reads it afresh from SimGrid at every large message (handshake_s).
    *  Off by default. */
   void set_static_links(bool on) { static_links_ = on; }

@@ -65,19 +65,22 @@ std::unique_ptr<sg4::Engine> make_engine()
   return std::make_unique<sg4::Engine>(&argc, argv.data());
 }
 
-void load(sg4::Engine& engine, const PlatformRequest& r)
+/** Loads the platform; returns whether it is static (Setup::static_links). */
+bool load(sg4::Engine& engine, const PlatformRequest& r)
 {
   if (r.cluster) {
     platform::build_cluster(*r.cluster); // validated by the caller; no file to read
-    return;
+    return true;                         // (a generated cluster has no profiles)
   }
-  platform::check_platform_file(r.platform_file); // SimGrid aborts on many inconsistent files: refuse them first
+  const std::string xml = read_file(r.platform_file);
+  platform::check_platform_xml(xml, r.platform_file); // SimGrid aborts on many inconsistent files: refuse them first
   try {
     engine.load_platform(r.platform_file);
   } catch (const std::exception& e) {
     const std::string what = e.what();
     throw InputError(r.platform_file + ": invalid platform: " + what.substr(0, what.find('\n')));
   }
+  return !platform::has_profiles(xml);
 }
 
 /** Chooses the ranks' hosts and numbers the nodes (netzones) by first rank. */
@@ -119,7 +122,7 @@ Setup open_platform(const PlatformRequest& r)
     apply_config(cfg);
   s.simgrid_cfg = default_simgrid_config();
   s.simgrid_cfg.insert(s.simgrid_cfg.end(), r.simgrid_cfg.begin(), r.simgrid_cfg.end());
-  load(*s.engine, r);
+  s.static_links = load(*s.engine, r);
   check_resources(*s.engine, r.platform_file);
   map_ranks(s, r);
   return s;

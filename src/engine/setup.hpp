@@ -23,6 +23,9 @@ struct Setup {
   std::vector<int> node_of_rank; ///< ranks in the same netzone share a node id (0, 1, ... by first rank)
   std::vector<std::string> simgrid_cfg;
   std::vector<std::string> host_names;
+  /// No link or host of the platform changes over time: a generated cluster, or a file without profiles
+  /// (platform::has_profiles, read from the document the platform check reads)
+  bool static_links = false;
 };
 
 /** @brief What to open: a platform file or a cluster built in memory, which ranks, which settings. */

@@ -10,7 +10,6 @@
 #include "engine/simgrid_config.hpp"
 #include "hardware/cpu_catalog.hpp"
 #include "hardware/gpu_catalog.hpp"
-#include "platform/platform_check.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -168,26 +167,16 @@ void fit_stacks(Setup& setup, const dag::IterationDag& dag, const collectives::C
 #endif
 }
 
-/** True when no link or host of the platform changes over time: a generated --cluster, or a platform file with no
- *  profile (bandwidth, latency, speed or state over time: no `*_file` attribute, no <trace> or <trace_connect>). */
-bool static_platform(const SimulationInput& input)
-{
-  if (input.cluster)
-    return true;
-  std::ifstream in(input.platform_file);
-  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return !xml.empty() && !platform::has_profiles(xml);
-}
-
 /** True when the network is SimGrid's exact alpha-beta model as default_simgrid_config() sets it
- * (PhaseSpec::exact_network): no --cfg but the actors' stacks (contexts/...), and a static platform. */
-bool exact_network(const Setup& setup, bool static_links)
+ * (PhaseSpec::exact_network): no --cfg but the actors' stacks (contexts/...), and a static platform
+ * (Setup::static_links). */
+bool exact_network(const Setup& setup)
 {
   const auto& defaults = default_simgrid_config();
   for (const auto& cfg : setup.simgrid_cfg)
     if (std::find(defaults.begin(), defaults.end(), cfg) == defaults.end() && cfg.rfind("contexts/", 0) != 0)
       return false;
-  return static_links;
+  return setup.static_links;
 }
 
 } // namespace
@@ -252,8 +241,8 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::Iterat
 
   // The multi-GPU phase alone may copy iterations: the baseline (one GPU) is cheap, and copying its iterations would
   // start the multi-GPU phase at another clock, which moves its times by roundings (the golden report's last digits).
-  const bool static_links = static_platform(input); // reads the platform file: once for both phases
-  const bool exact = exact_network(setup, static_links);
+  const bool static_links = setup.static_links;
+  const bool exact = exact_network(setup);
   auto phase = [&, exact, static_links](std::string name, const dag::IterationDag* graph,
                                         std::vector<platform::GpuHost> ranks, std::vector<int> nodes, bool replicate) {
     const bool record = input.record_transfers && name == "multi";

@@ -464,9 +464,4 @@ bool has_profiles(const std::string& xml)
   return false;
 }
 
-void check_platform_file(const std::string& file)
-{
-  check_platform_xml(read_file(file), file);
-}
-
 } // namespace ddlsim::platform

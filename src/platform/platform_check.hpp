@@ -13,9 +13,6 @@ inline constexpr int kMaxZoneDepth = 64;
  *  "FILE: line N: what is wrong" on the first problem. Work is linear in the size of the document. */
 void check_platform_xml(const std::string& xml, const std::string& file);
 
-/** @brief Reads `file` and checks it with check_platform_xml(). */
-void check_platform_file(const std::string& file);
-
 /** @brief True when the platform document `xml` may change a resource over time: a profile (a `*_file` attribute:
  *  bandwidth, latency, speed, state or availability) or a <trace> / <trace_connect> element. Errs on the side of true
  *  (any such text, even in a comment): false is a promise that every link and host keeps its values. */

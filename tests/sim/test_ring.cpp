@@ -79,7 +79,7 @@ TEST_CASE("ring allreduce, P = 4, over links whose latency a profile changes: th
   // Every link's latency jumps from 0.5 us to 0.5 ms 1 us after the start: the first of iteration 1's 2(P - 1) steps,
   // started at 0, pays alpha = 1 us, every later step 1 ms (SimGrid reads a route's latency when a message starts).
   // Iteration 2, the one the summary reports, pays 1 ms at every step. A platform with a profile is not a static
-  // network (engine/simulation.cpp, static_platform): iteration 2 is simulated, not copied from iteration 1 (which
+  // network (Setup::static_links, engine/setup.cpp): iteration 2 is simulated, not copied from iteration 1 (which
   // would give it 1 us at its first step), and no form reads each route's latency once, before the run (1 us at
   // every step).
   const int p = 4;

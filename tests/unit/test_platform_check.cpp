@@ -1,5 +1,6 @@
 // Unit tests of the platform check that runs before SimGrid reads a file (src/platform/platform_check.cpp).
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "platform/cluster_spec.hpp"
 #include "platform/platform_check.hpp"
 #include "platform/platform_xml.hpp"
@@ -8,8 +9,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 using namespace ddlsim;
@@ -41,7 +40,7 @@ TEST_CASE("platform check: every shipped platform is accepted")
 {
   for (const auto& f : std::filesystem::directory_iterator(std::string(DDLSIM_SOURCE_DIR) + "/platforms"))
     if (f.path().extension() == ".xml")
-      CHECK_NOTHROW(platform::check_platform_file(f.path().string()));
+      CHECK_NOTHROW(platform::check_platform_xml(read_file(f.path().string()), f.path().string()));
 }
 
 TEST_CASE("platform check: a generated cluster of 128 nodes x 8 GPUs is checked in linear time")
@@ -144,9 +143,7 @@ TEST_CASE("platform check: a platform with a profile is one whose links may chan
   for (const auto& f : std::filesystem::directory_iterator(std::string(DDLSIM_SOURCE_DIR) + "/platforms")) {
     if (f.path().extension() != ".xml")
       continue;
-    std::ifstream in(f.path());
-    const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     INFO(f.path().string());
-    CHECK_FALSE(platform::has_profiles(xml));
+    CHECK_FALSE(platform::has_profiles(read_file(f.path().string())));
   }
 }
