@@ -65,22 +65,25 @@ std::unique_ptr<sg4::Engine> make_engine()
   return std::make_unique<sg4::Engine>(&argc, argv.data());
 }
 
-/** Loads the platform; returns whether it is static (Setup::static_links). */
-bool load(sg4::Engine& engine, const PlatformRequest& r)
+/** Loads the platform; sets whether it is static and whether its latencies may change (Setup::static_links,
+ *  Setup::latency_profiles; a generated cluster has no profiles). */
+void load(Setup& s, const PlatformRequest& r)
 {
   if (r.cluster) {
     platform::build_cluster(*r.cluster); // validated by the caller; no file to read
-    return true;                         // (a generated cluster has no profiles)
+    s.static_links = true;
+    return;
   }
   const std::string xml = read_file(r.platform_file);
   platform::check_platform_xml(xml, r.platform_file); // SimGrid aborts on many inconsistent files: refuse them first
   try {
-    engine.load_platform(r.platform_file);
+    s.engine->load_platform(r.platform_file);
   } catch (const std::exception& e) {
     const std::string what = e.what();
     throw InputError(r.platform_file + ": invalid platform: " + what.substr(0, what.find('\n')));
   }
-  return !platform::has_profiles(xml);
+  s.static_links = !platform::has_profiles(xml);
+  s.latency_profiles = platform::has_latency_profiles(xml);
 }
 
 /** Chooses the ranks' hosts and numbers the nodes (netzones) by first rank. */
@@ -122,10 +125,22 @@ Setup open_platform(const PlatformRequest& r)
     apply_config(cfg);
   s.simgrid_cfg = default_simgrid_config();
   s.simgrid_cfg.insert(s.simgrid_cfg.end(), r.simgrid_cfg.begin(), r.simgrid_cfg.end());
-  s.static_links = load(*s.engine, r);
+  load(s, r);
   check_resources(*s.engine, r.platform_file);
   map_ranks(s, r);
   return s;
+}
+
+std::string stalled_message(const Setup& setup, const std::string& what)
+{
+  std::string m = what + ": SimGrid found a deadlock";
+  // SimGrid's src/surf/network_cm02.cpp at v3.32: NetworkCm02Link::set_latency, update_actions_state_lazy
+  if (setup.latency_profiles)
+    m += ". The platform changes link latencies over time (a latency profile): SimGrid 3.32 never ends a transfer "
+         "that waits its latency when the latency of a link it crosses changes (it starts the transfer's sharing at "
+         "once, and the end of its latency then leaves it with no event), the likely cause here. Latency profiles work "
+         "only where no transfer waits its latency at a change (docs/safety.md, \"Latency profiles\")";
+  return m;
 }
 
 collectives::ClosedFormInput closed_form_input(const collectives::CommWorld& world,

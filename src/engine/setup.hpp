@@ -26,6 +26,9 @@ struct Setup {
   /// No link or host of the platform changes over time: a generated cluster, or a file without profiles
   /// (platform::has_profiles, read from the document the platform check reads)
   bool static_links = false;
+  /// Some link's latency may change over time (platform::has_latency_profiles): stalled_message() says what that
+  /// does in SimGrid 3.32
+  bool latency_profiles = false;
 };
 
 /** @brief What to open: a platform file or a cluster built in memory, which ranks, which settings. */
@@ -41,6 +44,12 @@ struct PlatformRequest {
  *  maps the ranks. Throws InputError for a bad platform, ConfigError for bad settings or ranks, Error when
  *  called a second time in one process. */
 Setup open_platform(const PlatformRequest& request);
+
+/** @brief The message of a run that stopped with work left (`what`: how far it got) because SimGrid found every actor
+ *  waiting: a deadlock. On a platform whose link latencies change (Setup::latency_profiles), it names the likely
+ *  cause: SimGrid 3.32 never ends a transfer that waits its latency when the latency of a link it crosses changes
+ *  (docs/safety.md, "Latency profiles"). */
+std::string stalled_message(const Setup& setup, const std::string& what);
 
 /** @brief Ranks, nodes, the knobs and the worst route of each role of `world`, as the closed forms need them. */
 collectives::ClosedFormInput closed_form_input(const collectives::CommWorld& world,

@@ -273,8 +273,9 @@ SimulationOutput Simulation::run(const dag::IterationDag& dag, const dag::Iterat
 
   const std::size_t expected = setup.ranks.size() * input.iterations * dag.tasks.size();
   if (out.multi.records.size() != expected)
-    throw Error("the simulation stopped before every task completed (" + std::to_string(out.multi.records.size()) +
-                " of " + std::to_string(expected) + " tasks): SimGrid found a deadlock");
+    throw Error(stalled_message(setup, "the simulation stopped before every task completed (" +
+                                           std::to_string(out.multi.records.size()) + " of " +
+                                           std::to_string(expected) + " tasks)"));
   return out;
 }
 

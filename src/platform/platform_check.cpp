@@ -456,6 +456,11 @@ void check_platform_xml(const std::string& xml, const std::string& file)
   model.check();
 }
 
+bool has_latency_profiles(const std::string& xml)
+{
+  return xml.find("latency_file") != std::string::npos || xml.find("LATENCY") != std::string::npos;
+}
+
 bool has_profiles(const std::string& xml)
 {
   for (const char* profile : {"_file", "<trace", "trace_connect", "profile"})

@@ -96,3 +96,20 @@ TEST_CASE("ring allreduce, P = 4, over links whose latency a profile changes: th
   CHECK(out.multi.iterations_simulated == 2);
   CHECK(test::relative_error(summary.iteration_time_s, 2.0 * (p - 1) * (1e-3 + step_s)) < 1e-9);
 }
+
+TEST_CASE("ring allreduce, P = 4, a link's latency changes while a step waits its latency: the run stops, saying why")
+{
+  // As above, but the latency jumps 0.5 us after the start, while the first step waits its 1 us. SimGrid 3.32 starts
+  // such a transfer's sharing at the change and, when its latency ends, leaves it with no event: it never ends, every
+  // rank waits, SimGrid finds a deadlock. The message names that defect (engine::stalled_message).
+  const int p = 4;
+  test::StarSpec star;
+  star.hosts = p;
+  star.link_bytes_per_s = 12.5e9;
+  star.link_latency_s = 0.5e-6;
+  star.latency_profile = "0 0.5e-6\n0.5e-6 0.5e-3\n";
+  const std::string platform = test::write_star_platform(star);
+  CHECK_THROWS_WITH(test::run(platform, test::single_tensor_workload(4000000), dag::Schedule::Wfbp, 2),
+                    Catch::Contains("SimGrid found a deadlock. The platform changes link latencies over time") &&
+                        Catch::Contains("never ends a transfer that waits its latency"));
+}

@@ -147,3 +147,23 @@ TEST_CASE("platform check: a platform with a profile is one whose links may chan
     CHECK_FALSE(platform::has_profiles(read_file(f.path().string())));
   }
 }
+
+TEST_CASE("platform check: a platform with a latency profile is one whose link latencies may change")
+{
+  auto link = [](const std::string& attribute) {
+    return doc("<zone id=\"z\" routing=\"Full\"><host id=\"a\" speed=\"1Gf\"/><link id=\"l\" bandwidth=\"1GBps\" "
+               "latency=\"1us\" " +
+               attribute + "/></zone>");
+  };
+  CHECK(platform::has_latency_profiles(link("latency_file=\"p.txt\"")));
+  CHECK_FALSE(platform::has_latency_profiles(link("")));
+  for (const char* other : {"bandwidth_file", "state_file"}) {
+    INFO(other);
+    CHECK(platform::has_profiles(link(std::string(other) + "=\"p.txt\"")));
+    CHECK_FALSE(platform::has_latency_profiles(link(std::string(other) + "=\"p.txt\"")));
+  }
+  const std::string trace = "<trace id=\"t\" periodicity=\"1\">0 1</trace>";
+  CHECK(platform::has_latency_profiles(doc(trace + "<trace_connect kind=\"LATENCY\" trace=\"t\" element=\"l\"/>")));
+  CHECK_FALSE(
+      platform::has_latency_profiles(doc(trace + "<trace_connect kind=\"BANDWIDTH\" trace=\"t\" element=\"l\"/>")));
+}
