@@ -2,42 +2,152 @@
 #include "engine/link_log.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace sg4 = simgrid::s4u;
 
 namespace ddlsim::engine {
 
-LinkLog::LinkLog(bool timelines, int lanes)
+LinkLog::LinkLog(bool timelines, int lanes, bool background)
     : timelines_(timelines)
+    , background_(background)
     , floors_(static_cast<std::size_t>(std::max(lanes, 1)), -std::numeric_limits<double>::infinity())
 {
-  pending_.reserve(kPending);
+  pending_.reserve(background_ ? kBatch : kPending);
+  if (background_)
+    thread_ = std::thread([this] { work(); });
+}
+
+LinkLog::~LinkLog()
+{
+  if (!background_)
+    return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true; // (what is left unbooked is read by no one)
+  }
+  handed_.notify_one();
+  thread_.join();
 }
 
 void LinkLog::add(const collectives::CommWorld::Route& route, std::uint64_t bytes, double start, double end)
 {
-  __builtin_prefetch(&route.shared_ids); // read at the flush: the route arrives meanwhile
-  pending_.push_back({&route, bytes, start, end});
-  if (pending_.size() == kPending)
+  if (!background_)
+    __builtin_prefetch(&route.shared_ids); // read at the flush: the route arrives meanwhile
+  keep({&route, nullptr, bytes, start, end, 0, Pending::Kind::Transfer});
+}
+
+void LinkLog::keep(const Pending& p)
+{
+  pending_.push_back(p);
+  if (pending_.size() < (background_ ? kBatch : kPending))
+    return;
+  if (background_)
+    hand_over();
+  else
     flush();
 }
 
 void LinkLog::flush()
 {
+  if (!background_) {
+    book(pending_.data(), pending_.data() + pending_.size());
+    pending_.clear();
+    return;
+  }
+  hand_over();
+  std::unique_lock<std::mutex> lock(mutex_);
+  booked_.wait(lock, [this] { return (full_.empty() && !booking_) || failed_; });
+  if (failed_)
+    std::rethrow_exception(failed_);
+}
+
+void LinkLog::hand_over()
+{
+  if (pending_.empty())
+    return;
+  std::vector<Pending> next;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    booked_.wait(lock, [this] { return full_.size() < kInFlight || failed_; });
+    if (failed_)
+      std::rethrow_exception(failed_);
+    full_.push_back(std::move(pending_));
+    if (!empty_.empty()) {
+      next = std::move(empty_.back());
+      empty_.pop_back();
+    }
+  }
+  handed_.notify_one();
+  pending_ = std::move(next);
+  pending_.clear();
+  pending_.reserve(kBatch);
+}
+
+void LinkLog::work()
+{
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    handed_.wait(lock, [this] { return stop_ || !full_.empty(); });
+    if (stop_)
+      return;
+    std::vector<Pending> batch = std::move(full_.front());
+    full_.pop_front();
+    booking_ = true;
+    lock.unlock();
+    try {
+      book(batch.data(), batch.data() + batch.size());
+    } catch (...) {
+      lock.lock();
+      failed_ = std::current_exception();
+      booking_ = false;
+      booked_.notify_all();
+      return;
+    }
+    batch.clear();
+    lock.lock();
+    empty_.push_back(std::move(batch));
+    booking_ = false;
+    booked_.notify_all();
+  }
+}
+
+void LinkLog::book(const Pending* first, const Pending* last)
+{
+  while (first != last) {
+    const Pending* run = first; // transfers up to the next span or floor, kPending at a time (reads issued together)
+    while (run != last && run->kind == Pending::Kind::Transfer && run - first < static_cast<std::ptrdiff_t>(kPending))
+      ++run;
+    book_transfers(first, run);
+    first = run;
+    if (first == last || first->kind == Pending::Kind::Transfer)
+      continue;
+    if (first->kind == Pending::Kind::Span) {
+      add_span(first->id, &first->link, first->bytes, first->start, first->end);
+    } else {
+      floors_[first->bytes] = first->start;
+      floor_ = *std::min_element(floors_.begin(), floors_.end());
+    }
+    ++first;
+  }
+}
+
+void LinkLog::book_transfers(const Pending* first, const Pending* last)
+{
   // Three reads in a chain per transfer (its route, the route's list of links, each link's entry), each a cache miss
-  // in a large world: issued for every pending transfer before the first is booked, they overlap.
-  for (const Pending& p : pending_)
-    __builtin_prefetch(p.route->shared_ids.data());
-  for (const Pending& p : pending_)
-    for (const std::uint32_t id : p.route->shared_ids) {
+  // in a large world: issued for every transfer before the first is booked, they overlap.
+  for (const Pending* p = first; p != last; ++p)
+    __builtin_prefetch(p->route->shared_ids.data());
+  for (const Pending* p = first; p != last; ++p)
+    for (const std::uint32_t id : p->route->shared_ids) {
       if (id >= links_.size())
         grow(id);
       __builtin_prefetch(&links_[id]);
     }
-  for (const Pending& p : pending_) // in the order added (any order would do: set_floor())
-    for (std::size_t k = 0; k < p.route->shared_ids.size(); ++k)
-      add_span(p.route->shared_ids[k], p.route->shared.data() + k, p.bytes, p.start, p.end);
-  pending_.clear();
+  for (const Pending* p = first; p != last; ++p) // in the order added (any order would do: set_floor())
+    for (std::size_t k = 0; k < p->route->shared_ids.size(); ++k)
+      add_span(p->route->shared_ids[k], p->route->shared.data() + k, p->bytes, p->start, p->end);
 }
 
 void LinkLog::grow(std::uint32_t id)
@@ -62,15 +172,16 @@ void LinkLog::add(const collectives::CommWorld::TransferBatch& b)
       bytes += b.flows[l.flows[j]].bytes;
       end = std::max(end, b.end_s[l.flows[j]]);
     }
-    add_span(l.ids[k], l.links.data() + k, bytes, b.start_s, end);
+    keep({nullptr, l.links[k], bytes, b.start_s, end, l.ids[k], Pending::Kind::Span});
   }
 }
 
 void LinkLog::set_floor(int lane, double t)
 {
-  flush(); // booked under the floor they came under (a span added before it may start before `t`)
-  floors_.at(static_cast<std::size_t>(lane)) = t;
-  floor_ = *std::min_element(floors_.begin(), floors_.end());
+  if (lane < 0 || static_cast<std::size_t>(lane) >= floors_.size())
+    throw std::out_of_range("LinkLog::set_floor: no lane " + std::to_string(lane));
+  // Booked where it came, after the transfers added before it (book()).
+  keep({nullptr, nullptr, static_cast<std::uint64_t>(lane), t, t, 0, Pending::Kind::Floor});
 }
 
 void LinkLog::repeat(unsigned times, double period)

@@ -6,8 +6,13 @@
 
 #include <simgrid/s4u/Link.hpp>
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <exception>
 #include <limits>
+#include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -15,16 +20,23 @@ namespace ddlsim::engine {
 
 /** @brief Bytes and busy spans per link of the transfers of one phase, from each transfer's route (CommWorld::Route:
  *  the links flows share, by their number in the world; a fat pipe, a switch backplane, limits each flow, not their
- *  sum, so it has no utilisation). A link's busy time is the length of the union of its transfers' spans. */
+ *  sum, so it has no utilisation). A link's busy time is the length of the union of its transfers' spans.
+ *  Booked in the background where asked (a thread of its own, no SimGrid call in it): add() and set_floor() then
+ *  hand their records over kBatch at a time, and the thread books them in the order they came, as the caller's
+ *  thread would (the same intervals and sums to the bit); every other call waits for it to finish first. */
 class LinkLog {
 public:
   /** `timelines`: keep every transfer's span, for the transfers in flight over time (the trace's counter tracks);
    *  otherwise a link keeps its busy intervals (the union of its spans so far, sorted and disjoint), each span merged
    *  in as it comes, and sums those that no later span can reach (the same busy time).
-   *  `lanes`: the drivers that may set a floor (set_floor); none folds until every one has. */
-  LinkLog(bool timelines, int lanes);
-  /** A transfer over `route` from `start` to `end` (seconds), booked with up to kPending others (flush()): `route`
-   *  lives until then (CommWorld's cached routes live as long as their world). */
+   *  `lanes`: the drivers that may set a floor (set_floor); none folds until every one has.
+   *  `background`: book on a thread of its own (a second core: the booking was a tenth of a computed tree's run). */
+  LinkLog(bool timelines, int lanes, bool background = false);
+  ~LinkLog();
+  LinkLog(const LinkLog&) = delete;
+  LinkLog& operator=(const LinkLog&) = delete;
+  /** A transfer over `route` from `start` to `end` (seconds), booked later (with up to kPending others, or kBatch in
+   *  the background): `route` lives until then (CommWorld's cached routes live as long as their world). */
   void add(const collectives::CommWorld::Route& route, std::uint64_t bytes, double start, double end);
   /** Flows started together: without timelines, each link's bytes and one span to the last flow's end (the union
    *  of spans that share their start: what add() would log flow by flow). */
@@ -43,6 +55,8 @@ public:
   static constexpr std::size_t kCompactMin = 8;  ///< folded intervals a link holds before their memory is reused
   static constexpr std::size_t kFoldBatch = 16;  ///< intervals a link holds before those below the floor are folded
   static constexpr std::size_t kPending = 32;    ///< transfers add() keeps before it books them (flush())
+  static constexpr std::size_t kBatch = 4096;    ///< in the background: records handed over at once
+  static constexpr std::size_t kInFlight = 16;   ///< in the background: batches handed over at most (add() waits)
 
 private:
   /** One cache line (a transfer reads one per link it crosses); the link itself and the length of the intervals
@@ -58,20 +72,36 @@ private:
     std::size_t head = 0;
   };
   static_assert(sizeof(Entry) == 64, "a link's entry is one cache line");
-  /** A transfer add() keeps until the flush. */
+  /** What add() and set_floor() keep until it is booked: a transfer over `route`; a span of link number `id`, `link`
+   *  (add() of a batch: its flows on that link); a floor (lane `bytes`, at `start`). */
   struct Pending {
+    enum class Kind : std::uint32_t { Transfer, Span, Floor };
     const collectives::CommWorld::Route* route;
+    const simgrid::s4u::Link* link;
     std::uint64_t bytes;
     double start, end;
+    std::uint32_t id;
+    Kind kind;
   };
-  /** Books the pending transfers, their memory reads issued for all of them first. Before the floor rises (set_floor)
-   *  and before the log is read: then the same intervals and sums as booking each as it comes. Within one floor, the
-   *  order of booking does not matter: every span added since starts at or after the floor, past every interval that
-   *  folds, and the union of the others is the same in any order. */
+  /** Keeps `p`; books what is kept when kPending are (kBatch in the background: then handed over). */
+  void keep(const Pending& p);
+  /** Books the records kept (pending_): in the caller's thread, or handed to the background's and waited for. */
   void flush();
+  /** Books `records` in order: each run of transfers with their memory reads issued for all of them first
+   *  (book_transfers), each span and floor where it came (a transfer added before set_floor() is booked under the floor
+   *  it came under: a span added before it may start before the new floor). Within one floor, the order of booking
+   *  does not matter: every span added since starts at or after the floor, past every interval that folds, and the
+   *  union of the others is the same in any order. */
+  void book(const Pending* first, const Pending* last);
+  void book_transfers(const Pending* first, const Pending* last);
+  /** In the background: hands pending_ over (waiting while kInFlight batches are), and takes an empty batch back. */
+  void hand_over();
+  /** The background thread: books each batch handed over, in order, until told to stop. */
+  void work();
   /** Entries up to link number `id`. */
   void grow(std::uint32_t id);
-  /** Books a span of link number `id`, `*link` (read where the entry has none yet). */
+  /** Books a span of link number `id`, `*link` (read where the entry has none yet). In the background, on its thread.
+   */
   void add_span(std::uint32_t id, const simgrid::s4u::Link* const* link, std::uint64_t bytes, double start, double end);
   /** Merges [start, end] into the busy intervals of `l`. Spans come nearly in order of their ends (reported as
    *  transfers end, several lanes interleaved): most extend the tail or follow it; the others are merged into
@@ -92,7 +122,18 @@ private:
   static void merge(std::vector<std::pair<double, double>>& spans);
 
   bool timelines_;
-  std::vector<Pending> pending_;                   ///< add()'s, not booked yet
+  bool background_;
+  std::vector<Pending> pending_; ///< add()'s and set_floor()'s, not booked or handed over yet
+  // In the background: the batches handed over and not booked yet, and empty ones to reuse, under mutex_; the log's
+  // state below is the thread's while a batch is handed over or booked, the caller's once flush() has waited.
+  std::mutex mutex_;
+  std::condition_variable handed_, booked_;
+  std::deque<std::vector<Pending>> full_;
+  std::vector<std::vector<Pending>> empty_;
+  bool booking_ = false; ///< the thread books a batch it took off full_
+  bool stop_ = false;
+  std::exception_ptr failed_; ///< what the thread threw (rethrown by flush())
+  std::thread thread_;
   std::vector<Entry> links_;                       ///< by the link's number in the world (CommWorld::Route::shared_ids)
   std::vector<const simgrid::s4u::Link*> link_of_; ///< by that number: the link (none: no transfer crossed it)
   std::vector<double> folded_s_; ///< by that number: the length of the intervals folded (before `head`, or dropped)

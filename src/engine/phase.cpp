@@ -22,6 +22,7 @@
 #include <queue>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -67,7 +68,8 @@ struct Phase::Impl {
       , states_(spec.ranks.size())
       , finished_(spec.iterations, 0)
       , iteration_end_(spec.iterations, 0.0)
-      , links_(spec.link_timelines, dag_.comm_streams)
+      // Booked on a thread of its own where the machine has a second core: the same results (LinkLog).
+      , links_(spec.link_timelines, dag_.comm_streams, std::thread::hardware_concurrency() > 1)
       , limit_(spec.iterations)
   {
     if (spec.replicate_iterations && iterations_ > 1) {

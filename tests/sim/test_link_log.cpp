@@ -243,3 +243,100 @@ TEST_CASE("link log: spans added before a floor rises are booked under the floor
     CHECK(busy_s(log) == n + 0.5 + 40);
   }
 }
+
+TEST_CASE("link log: booked in the background, the same busy times and bytes as booked in the caller's thread")
+{
+  // Three lanes report spans over two links (routes over l0 up and over l0 up and l1 down), each lane going forward in
+  // integer steps that overlap, touch or leave gaps, now and then reaching back to its floor, and raising its floor
+  // every few spans; batches of spans (TransferBatch's path: one span per link) come among them. 30,000 records: seven
+  // batches handed over at least, more than kInFlight at once where the thread lags. The background log books them
+  // in the order they came: the same busy times, to the bit, as the log that books them itself, and both the length
+  // of each link's union of spans (integer ends: the sums are exact). Seeded: the same each run.
+  test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
+  const sg4::Link* up = sg4::Link::by_name("l0_UP");
+  const sg4::Link* down = sg4::Link::by_name("l1_DOWN");
+  const collectives::CommWorld::Route one = {{up}, {up->get_bandwidth()}, {0}, 0.0, up->get_bandwidth(), {}};
+  const collectives::CommWorld::Route two = {
+      {up, down}, {up->get_bandwidth(), down->get_bandwidth()}, {0, 1}, 0.0, up->get_bandwidth(), {}};
+  engine::LinkLog mine(false, 3, false), background(false, 3, true);
+  std::array<std::vector<std::pair<double, double>>, 2> spans; // per link number
+  std::array<std::uint64_t, 2> bytes{0, 0};
+  std::uint64_t state = 2026;
+  auto next = [&state](int n) { // a small linear congruential generator: 0 .. n - 1
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>((state >> 33) % static_cast<std::uint64_t>(n));
+  };
+  std::array<double, 3> at{10, 12, 15}, floor{0, 0, 0};
+  for (int k = 0; k < 30000; ++k) {
+    const std::size_t lane = static_cast<std::size_t>(next(3));
+    if (next(8) == 0) { // the lane's floor rises to where its spans now start
+      floor[lane] = std::max(floor[lane], at[lane] - next(3));
+      mine.set_floor(static_cast<int>(lane), floor[lane]);
+      background.set_floor(static_cast<int>(lane), floor[lane]);
+      continue;
+    }
+    double start = std::max(floor[lane], at[lane] + next(4) - 1.0);
+    if (next(40) == 0)
+      start = floor[lane]; // back to the floor: behind the latest intervals
+    const double end = start + 1 + next(3);
+    at[lane] = std::max(at[lane], end);
+    const std::uint64_t b = 1 + static_cast<std::uint64_t>(next(100));
+    if (next(20) == 0) { // a batch: a flow over both links and one over l0 up, started together
+      const std::vector<collectives::Flow> flows = {{0, 1, b}, {0, 2, 2 * b}};
+      const std::vector<double> ends = {end, end + 1 + next(2)};
+      const std::vector<const collectives::CommWorld::Route*> routes = {&two, &one};
+      const collectives::CommWorld::LinkFlows links = {{0, 1}, {up, down}, {0, 2, 3}, {0, 1, 0}};
+      const collectives::CommWorld::TransferBatch batch = {flows, start, ends, routes, links, 0};
+      mine.add(batch);
+      background.add(batch);
+      at[lane] = std::max(at[lane], ends[1]);
+      spans[0].emplace_back(start, ends[1]);
+      spans[1].emplace_back(start, end);
+      bytes[0] += 3 * b;
+      bytes[1] += b;
+      continue;
+    }
+    const bool both = next(2) == 0;
+    mine.add(both ? two : one, b, start, end);
+    background.add(both ? two : one, b, start, end);
+    for (std::size_t l = 0; l < (both ? 2u : 1u); ++l) {
+      spans[l].emplace_back(start, end);
+      bytes[l] += b;
+    }
+  }
+  const auto expected = mine.usage(0);
+  const auto got = background.usage(0);
+  REQUIRE(expected.size() == 2);
+  REQUIRE(got.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    INFO(expected[i].name);
+    CHECK(got[i].name == expected[i].name);
+    CHECK(got[i].busy_s == expected[i].busy_s);
+    CHECK(got[i].bytes == expected[i].bytes);
+    const std::size_t l = expected[i].name == "l0_UP" ? 0 : 1;
+    auto& v = spans[l];
+    std::sort(v.begin(), v.end());
+    double union_s = 0, open = v.front().first, close = v.front().second;
+    for (const auto& [s, e] : v) {
+      if (s > close) {
+        union_s += close - open;
+        open = s;
+      }
+      close = std::max(close, e);
+    }
+    union_s += close - open;
+    CHECK(expected[i].busy_s == union_s);
+    CHECK(expected[i].bytes == bytes[l]);
+  }
+}
+
+TEST_CASE("link log: a floor for a lane that does not exist is refused, booked in the background or not")
+{
+  test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
+  for (const bool background : {false, true}) {
+    engine::LinkLog log(false, 2, background);
+    CHECK_THROWS_AS(log.set_floor(2, 1.0), std::out_of_range);
+    CHECK_THROWS_AS(log.set_floor(-1, 1.0), std::out_of_range);
+    log.set_floor(1, 1.0);
+  }
+}
