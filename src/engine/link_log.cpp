@@ -15,13 +15,11 @@ LinkLog::LinkLog(bool timelines, int lanes, bool background)
     , floors_(static_cast<std::size_t>(std::max(lanes, 1)), -std::numeric_limits<double>::infinity())
 {
   pending_.reserve(background_ ? kBatch : kPending);
-  if (background_)
-    thread_ = std::thread([this] { work(); });
 }
 
 LinkLog::~LinkLog()
 {
-  if (!background_)
+  if (!threaded())
     return;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -35,23 +33,28 @@ void LinkLog::add(const collectives::CommWorld::Route& route, std::uint64_t byte
 {
   if (!background_)
     __builtin_prefetch(&route.shared_ids); // read at the flush: the route arrives meanwhile
-  keep({&route, nullptr, bytes, start, end, 0, Pending::Kind::Transfer});
+  pending_.push_back({&route, nullptr, bytes, start, end, 0, Pending::Kind::Transfer});
+  if (pending_.size() < (background_ ? kBatch : kPending))
+    return;
+  if (!background_) {
+    flush();
+    return;
+  }
+  if (!threaded()) // transfers one by one, kBatch of them: worth a thread from now on
+    thread_ = std::thread([this] { work(); });
+  hand_over();
 }
 
 void LinkLog::keep(const Pending& p)
 {
   pending_.push_back(p);
-  if (pending_.size() < (background_ ? kBatch : kPending))
-    return;
-  if (background_)
+  if (pending_.size() == kBatch)
     hand_over();
-  else
-    flush();
 }
 
 void LinkLog::flush()
 {
-  if (!background_) {
+  if (!threaded()) {
     book(pending_.data(), pending_.data() + pending_.size());
     pending_.clear();
     return;
@@ -172,7 +175,10 @@ void LinkLog::add(const collectives::CommWorld::TransferBatch& b)
       bytes += b.flows[l.flows[j]].bytes;
       end = std::max(end, b.end_s[l.flows[j]]);
     }
-    keep({nullptr, l.links[k], bytes, b.start_s, end, l.ids[k], Pending::Kind::Span});
+    if (threaded())
+      keep({nullptr, l.links[k], bytes, b.start_s, end, l.ids[k], Pending::Kind::Span});
+    else
+      add_span(l.ids[k], l.links.data() + k, bytes, b.start_s, end); // (the transfers kept: any order would do)
   }
 }
 
@@ -180,8 +186,13 @@ void LinkLog::set_floor(int lane, double t)
 {
   if (lane < 0 || static_cast<std::size_t>(lane) >= floors_.size())
     throw std::out_of_range("LinkLog::set_floor: no lane " + std::to_string(lane));
-  // Booked where it came, after the transfers added before it (book()).
-  keep({nullptr, nullptr, static_cast<std::uint64_t>(lane), t, t, 0, Pending::Kind::Floor});
+  if (threaded()) { // booked where it came, after the transfers added before it (book())
+    keep({nullptr, nullptr, static_cast<std::uint64_t>(lane), t, t, 0, Pending::Kind::Floor});
+    return;
+  }
+  flush(); // booked under the floor they came under (a span added before it may start before `t`)
+  floors_[static_cast<std::size_t>(lane)] = t;
+  floor_ = *std::min_element(floors_.begin(), floors_.end());
 }
 
 void LinkLog::repeat(unsigned times, double period)

@@ -21,16 +21,21 @@ namespace ddlsim::engine {
 /** @brief Bytes and busy spans per link of the transfers of one phase, from each transfer's route (CommWorld::Route:
  *  the links flows share, by their number in the world; a fat pipe, a switch backplane, limits each flow, not their
  *  sum, so it has no utilisation). A link's busy time is the length of the union of its transfers' spans.
- *  Booked in the background where asked (a thread of its own, no SimGrid call in it): add() and set_floor() then
- *  hand their records over kBatch at a time, and the thread books them in the order they came, as the caller's
- *  thread would (the same intervals and sums to the bit); every other call waits for it to finish first. */
+ *  Booked in the background where asked (a thread of its own, no SimGrid call in it), once kBatch transfers have come
+ *  one by one (add(route, ...): the computed trees' transfers); from then on add() and set_floor() hand their records
+ *  over kBatch at a time, and the thread books them in the order they came, as the caller's thread would (the same
+ *  intervals and sums to the bit); usage() and repeat() wait for it to finish first. A phase whose transfers come in
+ *  batches (add(batch): flow plans) never starts it: a second thread makes every malloc and shared pointer of the
+ *  process pay for atomics (glibc and libstdc++ skip them while a process has one thread), which cost hd at 1,024
+ *  GPUs more than booking its batches on a second core saved. */
 class LinkLog {
 public:
   /** `timelines`: keep every transfer's span, for the transfers in flight over time (the trace's counter tracks);
    *  otherwise a link keeps its busy intervals (the union of its spans so far, sorted and disjoint), each span merged
    *  in as it comes, and sums those that no later span can reach (the same busy time).
    *  `lanes`: the drivers that may set a floor (set_floor); none folds until every one has.
-   *  `background`: book on a thread of its own (a second core: the booking was a tenth of a computed tree's run). */
+   *  `background`: book on a thread of its own once kBatch transfers have come one by one (a second core: the booking
+   *  was a tenth of a computed tree's run). */
   LinkLog(bool timelines, int lanes, bool background = false);
   ~LinkLog();
   LinkLog(const LinkLog&) = delete;
@@ -51,6 +56,8 @@ public:
   /** Links with traffic, busiest first; the first kTracedLinks keep their transfers in flight over time (from
    *  `phase_start`) for the trace's counter tracks. */
   std::vector<dag::LinkUsage> usage(double phase_start);
+  /** A thread of its own books the transfers (background, and kBatch transfers came one by one). */
+  bool threaded() const { return thread_.joinable(); }
   static constexpr std::size_t kTracedLinks = 8; ///< links whose traffic the trace draws
   static constexpr std::size_t kCompactMin = 8;  ///< folded intervals a link holds before their memory is reused
   static constexpr std::size_t kFoldBatch = 16;  ///< intervals a link holds before those below the floor are folded
@@ -83,9 +90,9 @@ private:
     std::uint32_t id;
     Kind kind;
   };
-  /** Keeps `p`; books what is kept when kPending are (kBatch in the background: then handed over). */
+  /** The thread books: keeps `p`, handed over with kBatch - 1 others. */
   void keep(const Pending& p);
-  /** Books the records kept (pending_): in the caller's thread, or handed to the background's and waited for. */
+  /** Books the records kept (pending_): in the caller's thread, or handed to the booking thread and waited for. */
   void flush();
   /** Books `records` in order: each run of transfers with their memory reads issued for all of them first
    *  (book_transfers), each span and floor where it came (a transfer added before set_floor() is booked under the floor
@@ -94,7 +101,7 @@ private:
    *  union of the others is the same in any order. */
   void book(const Pending* first, const Pending* last);
   void book_transfers(const Pending* first, const Pending* last);
-  /** In the background: hands pending_ over (waiting while kInFlight batches are), and takes an empty batch back. */
+  /** The thread books: hands pending_ over (waiting while kInFlight batches are), and takes an empty batch back. */
   void hand_over();
   /** The background thread: books each batch handed over, in order, until told to stop. */
   void work();

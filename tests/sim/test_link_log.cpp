@@ -340,3 +340,30 @@ TEST_CASE("link log: a floor for a lane that does not exist is refused, booked i
     log.set_floor(1, 1.0);
   }
 }
+
+TEST_CASE("link log: the booking thread starts once kBatch transfers come one by one, never for batches and floors")
+{
+  // A second thread costs every malloc of the process its single-thread fast path: a phase whose transfers come in
+  // batches (flow plans) books them itself. 3 kBatch batches and floors leave the log unthreaded; kBatch - 1 transfers
+  // one by one too; the next one starts the thread. Not asked for (background false), never.
+  test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
+  const auto route = one_link();
+  const sg4::Link* up = sg4::Link::by_name("l0_UP");
+  const std::vector<collectives::Flow> flows = {{0, 1, 10}};
+  const std::vector<double> ends = {1.0};
+  const std::vector<const collectives::CommWorld::Route*> routes = {&route};
+  const collectives::CommWorld::LinkFlows links = {{0}, {up}, {0, 1}, {0}};
+  for (const bool background : {false, true}) {
+    engine::LinkLog log(false, 1, background);
+    for (std::size_t k = 0; k < 3 * engine::LinkLog::kBatch; ++k) {
+      log.add(collectives::CommWorld::TransferBatch{flows, 0.0, ends, routes, links, 0});
+      log.set_floor(0, 0.0);
+    }
+    CHECK_FALSE(log.threaded());
+    add_units(log, route, 0, static_cast<int>(engine::LinkLog::kBatch) - 1);
+    CHECK_FALSE(log.threaded());
+    add_units(log, route, static_cast<int>(engine::LinkLog::kBatch), static_cast<int>(engine::LinkLog::kBatch) + 1);
+    CHECK(log.threaded() == background);
+    CHECK(busy_s(log) == double(engine::LinkLog::kBatch)); // the batches' [0, 1] is the first unit span
+  }
+}
