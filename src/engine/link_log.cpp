@@ -14,7 +14,7 @@ LinkLog::LinkLog(bool timelines, int lanes, bool background)
     , background_(background)
     , floors_(static_cast<std::size_t>(std::max(lanes, 1)), -std::numeric_limits<double>::infinity())
 {
-  pending_.reserve(background_ ? kBatch : kPending);
+  pending_.reserve(kPending);
 }
 
 LinkLog::~LinkLog()
@@ -31,18 +31,19 @@ LinkLog::~LinkLog()
 
 void LinkLog::add(const collectives::CommWorld::Route& route, std::uint64_t bytes, double start, double end)
 {
-  if (!background_)
-    __builtin_prefetch(&route.shared_ids); // read at the flush: the route arrives meanwhile
-  pending_.push_back({&route, nullptr, bytes, start, end, 0, Pending::Kind::Transfer});
-  if (pending_.size() < (background_ ? kBatch : kPending))
-    return;
-  if (!background_) {
-    flush();
+  const Pending p{&route, nullptr, bytes, start, end, 0, Pending::Kind::Transfer};
+  if (threaded()) {
+    keep(p);
     return;
   }
-  if (!threaded()) // transfers one by one, kBatch of them: worth a thread from now on
+  __builtin_prefetch(&route.shared_ids); // read at the flush: the route arrives meanwhile
+  pending_.push_back(p);
+  if (background_ && ++one_by_one_ == kBatch) { // transfers one by one, kBatch of them: worth a thread from now on
     thread_ = std::thread([this] { work(); });
-  hand_over();
+    hand_over();
+  } else if (pending_.size() == kPending) {
+    flush();
+  }
 }
 
 void LinkLog::keep(const Pending& p)

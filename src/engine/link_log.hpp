@@ -130,6 +130,7 @@ private:
 
   bool timelines_;
   bool background_;
+  std::size_t one_by_one_ = 0;   ///< transfers add(route, ...) took before the thread started
   std::vector<Pending> pending_; ///< add()'s and set_floor()'s, not booked or handed over yet
   // In the background: the batches handed over and not booked yet, and empty ones to reuse, under mutex_; the log's
   // state below is the thread's while a batch is handed over or booked, the caller's once flush() has waited.
