@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
 namespace sg4 = simgrid::s4u;
 
@@ -31,6 +32,12 @@ LinkLog::~LinkLog()
 
 void LinkLog::add(const collectives::CommWorld::Route& route, std::uint64_t bytes, double start, double end)
 {
+  add_transfer(route, bytes, start, end, true);
+}
+
+void LinkLog::add_transfer(const collectives::CommWorld::Route& route, std::uint64_t bytes, double start, double end,
+                           bool one_by_one)
+{
   const Pending p{&route, nullptr, bytes, start, end, 0, Pending::Kind::Transfer};
   if (threaded()) {
     keep(p);
@@ -38,18 +45,25 @@ void LinkLog::add(const collectives::CommWorld::Route& route, std::uint64_t byte
   }
   __builtin_prefetch(&route.shared_ids); // read at the flush: the route arrives meanwhile
   pending_.push_back(p);
-  if (background_ && ++one_by_one_ == kBatch) { // transfers one by one, kBatch of them: worth a thread from now on
-    thread_ = std::thread([this] { work(); });
-    hand_over();
-  } else if (pending_.size() == kPending) {
-    flush();
+  if (background_ && one_by_one && ++one_by_one_ >= kBatch) { // kBatch one by one: worth a thread from now on
+    try {
+      thread_ = std::thread([this] { work(); });
+    } catch (const std::system_error&) { // no thread to be had: the log books itself, as on one core
+      background_ = false;
+    }
+    if (threaded()) {
+      hand_over();
+      return;
+    }
   }
+  if (pending_.size() >= kPending)
+    flush();
 }
 
 void LinkLog::keep(const Pending& p)
 {
   pending_.push_back(p);
-  if (pending_.size() == kBatch)
+  if (pending_.size() >= kBatch)
     hand_over();
 }
 
@@ -102,16 +116,17 @@ void LinkLog::work()
     lock.unlock();
     try {
       book(batch.data(), batch.data() + batch.size());
-    } catch (...) {
+      batch.clear();
       lock.lock();
+      empty_.push_back(std::move(batch)); // (may throw: std::bad_alloc)
+    } catch (...) {
+      if (!lock.owns_lock())
+        lock.lock();
       failed_ = std::current_exception();
       booking_ = false;
       booked_.notify_all();
       return;
     }
-    batch.clear();
-    lock.lock();
-    empty_.push_back(std::move(batch));
     booking_ = false;
     booked_.notify_all();
   }
@@ -163,9 +178,9 @@ void LinkLog::grow(std::uint32_t id)
 
 void LinkLog::add(const collectives::CommWorld::TransferBatch& b)
 {
-  if (timelines_) {
+  if (timelines_) { // (a batch's transfers: they start no thread)
     for (std::size_t i = 0; i < b.flows.size(); ++i)
-      add(*b.routes[i], b.flows[i].bytes, b.start_s, b.end_s[i]);
+      add_transfer(*b.routes[i], b.flows[i].bytes, b.start_s, b.end_s[i], false);
     return;
   }
   const auto& l = b.links;

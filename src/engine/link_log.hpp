@@ -90,6 +90,9 @@ private:
     std::uint32_t id;
     Kind kind;
   };
+  /** add() of a transfer; `one_by_one`: one that came alone (counted towards starting the thread), not a batch's. */
+  void add_transfer(const collectives::CommWorld::Route& route, std::uint64_t bytes, double start, double end,
+                    bool one_by_one);
   /** The thread books: keeps `p`, handed over with kBatch - 1 others. */
   void keep(const Pending& p);
   /** Books the records kept (pending_): in the caller's thread, or handed to the booking thread and waited for. */

@@ -14,6 +14,8 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -30,6 +32,15 @@ namespace sg4 = simgrid::s4u;
 
 namespace ddlsim::engine {
 namespace {
+
+/** Cores this process may run on: its affinity mask (taskset, a batch scheduler's cpuset), at least 1. */
+unsigned usable_cores()
+{
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    return static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 /** Completion flags of one rank's tasks, shared by its stream actors. SimGrid runs actors one at a time and
  *  switches only inside simcalls, so the flags can be read without the mutex; the mutex and the condition
@@ -68,8 +79,8 @@ struct Phase::Impl {
       , states_(spec.ranks.size())
       , finished_(spec.iterations, 0)
       , iteration_end_(spec.iterations, 0.0)
-      // Booked on a thread of its own where the machine has a second core: the same results (LinkLog).
-      , links_(spec.link_timelines, dag_.comm_streams, std::thread::hardware_concurrency() > 1)
+      // Booked on a thread of its own where the process has a second core: the same results (LinkLog).
+      , links_(spec.link_timelines, dag_.comm_streams, usable_cores() > 1)
       , limit_(spec.iterations)
   {
     if (spec.replicate_iterations && iterations_ > 1) {
@@ -1117,7 +1128,7 @@ private:
   std::vector<std::size_t> finished_; ///< tasks finished per iteration, all ranks together
   std::vector<double> iteration_end_; ///< latest end of a finished task per iteration
   dag::PhaseResult result_;
-  LinkLog links_;
+  LinkLog links_; ///< after world_: destroyed (its thread joined) before the routes its records point to
   double start_ = 0;
 
   // Replication (note_barrier(), replicate()).

@@ -19,7 +19,7 @@ void check_platform_xml(const std::string& xml, const std::string& file);
 bool has_profiles(const std::string& xml);
 
 /** @brief True when the platform document `xml` may change a link's latency over time: a `latency_file` attribute or a
- *  <trace_connect kind="LATENCY">. Errs on the side of true (any such text): simulation_stalled_message() then names
+ *  <trace_connect kind="LATENCY">. Errs on the side of true (any such text): engine::stalled_message() then names
  *  SimGrid 3.32's defect with latency changes as the likely cause of a stalled run. */
 bool has_latency_profiles(const std::string& xml);
 

@@ -248,10 +248,10 @@ TEST_CASE("link log: booked in the background, the same busy times and bytes as 
 {
   // Three lanes report spans over two links (routes over l0 up and over l0 up and l1 down), each lane going forward in
   // integer steps that overlap, touch or leave gaps, now and then reaching back to its floor, and raising its floor
-  // every few spans; batches of spans (TransferBatch's path: one span per link) come among them. 30,000 records: seven
-  // batches handed over at least, more than kInFlight at once where the thread lags. The background log books them
-  // in the order they came: the same busy times, to the bit, as the log that books them itself, and both the length
-  // of each link's union of spans (integer ends: the sums are exact). Seeded: the same each run.
+  // every few spans; batches of spans (TransferBatch's path: one span per link) come among them. 30,000 records: the
+  // thread starts after kBatch transfers, and seven batches at least are handed over to it. It books them in the
+  // order they came: the same busy times, to the bit, as the log that books them itself, and both the length of each
+  // link's union of spans (integer ends: the sums are exact). Seeded: the same each run.
   test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
   const sg4::Link* up = sg4::Link::by_name("l0_UP");
   const sg4::Link* down = sg4::Link::by_name("l1_DOWN");
@@ -304,6 +304,8 @@ TEST_CASE("link log: booked in the background, the same busy times and bytes as 
       bytes[l] += b;
     }
   }
+  CHECK(background.threaded());
+  CHECK_FALSE(mine.threaded());
   const auto expected = mine.usage(0);
   const auto got = background.usage(0);
   REQUIRE(expected.size() == 2);
@@ -332,20 +334,28 @@ TEST_CASE("link log: booked in the background, the same busy times and bytes as 
 
 TEST_CASE("link log: a floor for a lane that does not exist is refused, booked in the background or not")
 {
+  // Before the thread starts, and after (kBatch transfers one by one first), where the floor would be a record.
   test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
-  for (const bool background : {false, true}) {
-    engine::LinkLog log(false, 2, background);
-    CHECK_THROWS_AS(log.set_floor(2, 1.0), std::out_of_range);
-    CHECK_THROWS_AS(log.set_floor(-1, 1.0), std::out_of_range);
-    log.set_floor(1, 1.0);
-  }
+  const auto route = one_link();
+  for (const bool background : {false, true})
+    for (const bool after : {false, true}) {
+      engine::LinkLog log(false, 2, background);
+      if (after)
+        add_units(log, route, 0, static_cast<int>(engine::LinkLog::kBatch));
+      CHECK(log.threaded() == (background && after));
+      CHECK_THROWS_AS(log.set_floor(2, 1.0), std::out_of_range);
+      CHECK_THROWS_AS(log.set_floor(-1, 1.0), std::out_of_range);
+      log.set_floor(1, 1.0);
+    }
 }
 
 TEST_CASE("link log: the booking thread starts once kBatch transfers come one by one, never for batches and floors")
 {
   // A second thread costs every malloc of the process its single-thread fast path: a phase whose transfers come in
-  // batches (flow plans) books them itself. 3 kBatch batches and floors leave the log unthreaded; kBatch - 1 transfers
-  // one by one too; the next one starts the thread. Not asked for (background false), never.
+  // batches (flow plans) books them itself. 3 kBatch batches and floors leave the log unthreaded, with timelines too
+  // (a batch's transfers then come one by one, but from a batch); kBatch - 1 transfers one by one too, a floor after
+  // every eighth (the floors book what is kept: the count is of the transfers since the log began); the next one
+  // starts the thread. Not asked for (background false), never.
   test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
   const auto route = one_link();
   const sg4::Link* up = sg4::Link::by_name("l0_UP");
@@ -354,13 +364,21 @@ TEST_CASE("link log: the booking thread starts once kBatch transfers come one by
   const std::vector<const collectives::CommWorld::Route*> routes = {&route};
   const collectives::CommWorld::LinkFlows links = {{0}, {up}, {0, 1}, {0}};
   for (const bool background : {false, true}) {
+    engine::LinkLog traced(true, 1, background);
+    for (std::size_t k = 0; k < 3 * engine::LinkLog::kBatch; ++k)
+      traced.add(collectives::CommWorld::TransferBatch{flows, 0.0, ends, routes, links, 0});
+    CHECK_FALSE(traced.threaded());
     engine::LinkLog log(false, 1, background);
     for (std::size_t k = 0; k < 3 * engine::LinkLog::kBatch; ++k) {
       log.add(collectives::CommWorld::TransferBatch{flows, 0.0, ends, routes, links, 0});
       log.set_floor(0, 0.0);
     }
     CHECK_FALSE(log.threaded());
-    add_units(log, route, 0, static_cast<int>(engine::LinkLog::kBatch) - 1);
+    for (int k = 0; k + 1 < static_cast<int>(engine::LinkLog::kBatch); ++k) {
+      add_units(log, route, k, k + 1);
+      if (k % 8 == 7)
+        log.set_floor(0, 2.0 * k + 2);
+    }
     CHECK_FALSE(log.threaded());
     add_units(log, route, static_cast<int>(engine::LinkLog::kBatch), static_cast<int>(engine::LinkLog::kBatch) + 1);
     CHECK(log.threaded() == background);
