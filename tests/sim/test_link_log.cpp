@@ -32,6 +32,21 @@ void add_units(engine::LinkLog& log, const collectives::CommWorld::Route& route,
     log.add(route, 10, 2.0 * k, 2.0 * k + 1);
 }
 
+/** The length of the union of `spans` (sorted here; touching ones joined), computed from every span. */
+double union_length(std::vector<std::pair<double, double>> spans)
+{
+  std::sort(spans.begin(), spans.end());
+  double length = 0, open = spans.front().first, close = spans.front().second;
+  for (const auto& [s, e] : spans) {
+    if (s > close) {
+      length += close - open;
+      open = s;
+    }
+    close = std::max(close, e);
+  }
+  return length + (close - open);
+}
+
 /** The busy time of the one link with traffic. */
 double busy_s(engine::LinkLog& log)
 {
@@ -138,16 +153,7 @@ TEST_CASE("link log: interleaved sequences of spans keep the busy time of their 
     log.add(route, 1, start, end);
     all.emplace_back(start, end);
   }
-  std::sort(all.begin(), all.end());
-  double union_s = 0, open = all.front().first, close = all.front().second;
-  for (const auto& [s, e] : all) {
-    if (s > close) {
-      union_s += close - open;
-      open = s;
-    }
-    close = std::max(close, e);
-  }
-  union_s += close - open;
+  const double union_s = union_length(all);
   const auto usage = log.usage(0);
   REQUIRE(usage.size() == 1);
   CHECK(usage.front().busy_s == union_s);
@@ -316,18 +322,7 @@ TEST_CASE("link log: booked in the background, the same busy times and bytes as 
     CHECK(got[i].busy_s == expected[i].busy_s);
     CHECK(got[i].bytes == expected[i].bytes);
     const std::size_t l = expected[i].name == "l0_UP" ? 0 : 1;
-    auto& v = spans[l];
-    std::sort(v.begin(), v.end());
-    double union_s = 0, open = v.front().first, close = v.front().second;
-    for (const auto& [s, e] : v) {
-      if (s > close) {
-        union_s += close - open;
-        open = s;
-      }
-      close = std::max(close, e);
-    }
-    union_s += close - open;
-    CHECK(expected[i].busy_s == union_s);
+    CHECK(expected[i].busy_s == union_length(spans[l]));
     CHECK(expected[i].bytes == bytes[l]);
   }
 }
