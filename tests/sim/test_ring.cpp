@@ -1,5 +1,6 @@
 // Simulation tests: message-level ring allreduce against 2(P-1)(alpha + M/(P B)), and its byte counts.
 #include "analytical/alpha_beta.hpp"
+#include "engine/setup.hpp"
 #include "sim/sim_helpers.hpp"
 #include "support/test_platforms.hpp"
 
@@ -112,4 +113,15 @@ TEST_CASE("ring allreduce, P = 4, a link's latency changes while a step waits it
   CHECK_THROWS_WITH(test::run(platform, test::single_tensor_workload(4000000), dag::Schedule::Wfbp, 2),
                     Catch::Contains("SimGrid found a deadlock. The platform changes link latencies over time") &&
                         Catch::Contains("never ends a transfer that waits its latency"));
+}
+
+TEST_CASE("a stalled run names SimGrid's latency-change defect only on a platform whose latencies may change")
+{
+  engine::Setup plain;
+  CHECK(engine::stalled_message(plain, "the run stopped") == "the run stopped: SimGrid found a deadlock");
+  engine::Setup profiled;
+  profiled.latency_profiles = true;
+  CHECK_THAT(engine::stalled_message(profiled, "the run stopped"),
+             Catch::StartsWith("the run stopped: SimGrid found a deadlock. The platform changes link latencies") &&
+                 Catch::Contains("never ends a transfer that waits its latency"));
 }
