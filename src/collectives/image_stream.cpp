@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <unordered_map>
@@ -113,6 +114,7 @@ std::size_t ImageStream::run(const std::vector<char>& open, std::vector<Ended>& 
       clock_, net_, now_, stop_,
       [this](std::size_t id) {
         const InFlight f = flight_[id];
+        flight_[id].start = std::numeric_limits<double>::infinity(); // (landed: floor_s)
         net_.release(id);
         landed(f);
       },
@@ -120,6 +122,14 @@ std::size_t ImageStream::run(const std::vector<char>& open, std::vector<Ended>& 
   open_ = nullptr;
   ended_ = nullptr;
   return steps;
+}
+
+double ImageStream::floor_s() const
+{
+  double floor = now_;
+  for (const InFlight& f : flight_) // (the flows of one block or node: a few per representative)
+    floor = std::min(floor, f.start);
+  return floor;
 }
 
 std::size_t ImageStream::start_images(std::size_t l, std::size_t rep)
@@ -174,6 +184,7 @@ void ImageStream::report_images(const InFlight& f, const std::vector<Flow>& flow
 {
   ends_.assign(flows.size(), now_);
   world_.account_batch(flows, f.start, ends_, routes, links, channels_[f.lane]);
+  note_reported(flows.size());
 }
 
 void ImageStream::schedule(std::size_t l, std::size_t rep)

@@ -2656,6 +2656,104 @@ TEST_CASE("rd's lanes' program ends every member once per lane, its images with 
   engine.engine().run();
 }
 
+TEST_CASE("rd's lanes' program: its floor rises with the transfers in flight, and is handed on as transfers pile up")
+{
+  // 16 DGX-1 nodes over EDR, rd's lanes' program (RdStream: node 0 computed, the others its images), two lanes.
+  // (1) One aggregation of 64 MiB per member of lane 0, stopped at a horizon halfway: the floor lies past the
+  // aggregation's start (its transfers of the steps done are reported; none to come starts before the earliest in
+  // flight), at most the horizon, and no transfer reported after it starts earlier; once the program is idle, the
+  // time of its last end (the landed transfers' starts forgotten). A floor of the members' starts would stay at the
+  // start until the aggregation ends, and the link log would hold every interval since.
+  // (2) 80 aggregations of 4 KiB per member (128 x 7 transfers each, fewer than kFloorSteps steps in all): the floor
+  // is handed to the sink once kFloorTransfers transfers were reported, no later than any transfer reported after it.
+  const platform::ClusterSpec c = test::star_cluster(16, 8, "V100-SXM2", "nvlink", "ib100");
+  test::ProbeEngine engine(c);
+  sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
+    std::vector<sg4::Host*> hosts;
+    for (const auto& name : engine.gpu_hosts())
+      hosts.push_back(sg4::Host::by_name(name));
+    collectives::CommWorld world(hosts, std::vector<int>(128, 0), collectives::CollectiveOptions{}, "r");
+    world.set_solo(true);
+    collectives::Group group(world, first_members(128));
+    group.set_member_timed(true);
+    group.set_whole_stream(true);
+    world.set_lane_channels({0, 10});
+    std::vector<double> starts; // of every transfer reported, in order
+    std::size_t reported = 0;
+    world.on_transfer([&](int, int, std::uint64_t, double start, double, int) {
+      starts.push_back(start);
+      ++reported;
+    });
+    world.on_transfers([&](const collectives::CommWorld::TransferBatch& b) {
+      starts.insert(starts.end(), b.flows.size(), b.start_s);
+      reported += b.flows.size();
+    });
+    const collectives::RecursiveDoubling rd;
+    const double t0 = sg4::Engine::get_clock();
+    double end = 0;
+    {
+      auto program = rd.stream_program(group);
+      REQUIRE(program != nullptr);
+      REQUIRE(program->set_lanes({0, 10}));
+      for (int v = 0; v < 128; ++v)
+        program->give(0, v, 64 << 20, t0);
+      std::vector<collectives::StreamProgram::Ended> ended;
+      program->run({}, ended);
+      REQUIRE(program->idle());
+      for (const auto& e : ended)
+        end = std::max(end, e.end_s);
+    }
+    const double horizon = t0 + (end - t0) / 2;
+    auto program = rd.stream_program(group);
+    REQUIRE(program->set_lanes({0, 10}));
+    for (int v = 0; v < 128; ++v)
+      program->give(0, v, 64 << 20, t0);
+    program->set_horizon(horizon);
+    std::vector<collectives::StreamProgram::Ended> ended;
+    starts.clear();
+    program->run({}, ended);
+    CHECK(ended.empty());
+    CHECK_FALSE(starts.empty()); // the steps done
+    const double floor = program->floor_s();
+    CHECK(floor > t0);
+    CHECK(floor <= horizon);
+    starts.clear();
+    program->set_horizon(std::numeric_limits<double>::infinity());
+    program->run({}, ended);
+    REQUIRE(program->idle());
+    REQUIRE_FALSE(starts.empty());
+    CHECK(*std::min_element(starts.begin(), starts.end()) >= floor);
+    double last = 0;
+    for (const auto& e : ended)
+      last = std::max(last, e.end_s);
+    CHECK(program->floor_s() >= last); // nothing in flight: nothing to come before the time reached
+    // (2)
+    program = rd.stream_program(group);
+    REQUIRE(program->set_lanes({0, 10}));
+    std::vector<std::pair<double, std::size_t>> floors; // (floor, transfers reported before it)
+    program->set_floor_sink([&](double t) { floors.emplace_back(t, starts.size()); });
+    const double t1 = sg4::Engine::get_clock() + end; // (the program's clock went on: past it)
+    for (int k = 0; k < 80; ++k)
+      for (int v = 0; v < 128; ++v)
+        program->give(0, v, 4096, t1);
+    starts.clear();
+    reported = 0;
+    const std::size_t steps = program->run({}, ended);
+    REQUIRE(program->idle());
+    REQUIRE(reported == 80u * 128 * 7);
+    CHECK(steps < collectives::StreamProgram::kFloorSteps);
+    REQUIRE(floors.size() == reported / collectives::StreamProgram::kFloorTransfers);
+    for (std::size_t i = 0; i < floors.size(); ++i) {
+      INFO("floor " << i);
+      CHECK(floors[i].second >= (i + 1) * collectives::StreamProgram::kFloorTransfers);
+      CHECK(floors[i].first > t1);
+      CHECK(*std::min_element(starts.begin() + static_cast<std::ptrdiff_t>(floors[i].second), starts.end()) >=
+            floors[i].first);
+    }
+  });
+  engine.engine().run();
+}
+
 TEST_CASE("hier's lanes' program is refused where a node's flows cross a fat pipe, and notes no form")
 {
   // 130 hosts of a star whose every route also crosses one FATPIPE backbone, taken as 65 nodes of two (above 64
