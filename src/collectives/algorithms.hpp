@@ -6,6 +6,7 @@
 #include "collectives/nccl_tuning.hpp"
 
 #include <array>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
@@ -425,6 +426,10 @@ public:
   void give_trees(int lane, int member, const std::vector<std::uint64_t>& per_tree, double ready_s, double delay_s = 0);
   std::size_t run(const std::vector<char>& open, std::vector<Ended>& ended) override;
   bool idle() const override { return queues_.idle(); }
+  /** As ImageStream's: every transfer is reported when it lands, from its own start, so none to come starts before the
+   *  earliest start of those in flight, or before now; the members' starts (LaneQueues::floor_s) stay at an
+   *  aggregation's start for all its chunks, and with two streams one lane's long aggregation held the link log's
+   *  intervals of both. */
   double floor_s() const override;
   /** give() splits wire(bytes) among the trees, not `bytes` (a protocol's bytes on the wire: Nccl); the call costs
    *  still take `bytes`. */
@@ -539,6 +544,9 @@ private:
   std::vector<Lane> lanes_;
   std::vector<Program> prog_;
   std::vector<Edge> edges_;
+  /// Each transfer started, (its start, its edge), in the order started (times never go back); those landed (their
+  /// edge no longer in flight from that start) taken off the front by floor_s().
+  mutable std::deque<std::pair<double, std::size_t>> started_;
   LaneQueues queues_;
   std::vector<int> trees_left_;
   std::vector<std::size_t> owner_; ///< flow id -> edge

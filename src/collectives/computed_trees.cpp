@@ -337,6 +337,7 @@ void TreeStream::reset_edges(std::size_t lanes)
 {
   const std::size_t n = trees_ * members_ * 2; // the network's edges, the same routes in every lane
   edges_.assign(lanes * n, Edge{});
+  started_.clear();
   for (std::size_t e = 0; e < edges_.size(); ++e) {
     Edge& x = edges_[e];
     x.first = net_->first[e % n];
@@ -468,6 +469,7 @@ void TreeStream::start_if_posted(std::size_t e)
   const std::size_t id = net_->fluid.start(now_, spec_);
   world_.note_computed(1);
   x.start = now_;
+  started_.emplace_back(now_, e);
   if (owner_.size() <= id)
     owner_.resize(id + 1);
   owner_[id] = e;
@@ -634,6 +636,7 @@ std::size_t TreeStream::run(const std::vector<char>& open, std::vector<Ended>& e
         const int parent_endpoint = prog_[s * members_ + parent].endpoint;
         world_.account({up ? c.endpoint : parent_endpoint, up ? parent_endpoint : c.endpoint, size_of(s, x.k, x.chunk)},
                        x.start, now_, *(up ? c.up : c.down), lanes_[s / trees_].channel);
+        note_reported(1);
         ++prog_[s * members_ + from].op; // the sender goes on
         run_tree(s, from);
         if (recv_s > 0) // the receiver: its receive overhead (CommWorld::received), then kReceived
@@ -649,7 +652,14 @@ std::size_t TreeStream::run(const std::vector<char>& open, std::vector<Ended>& e
 
 double TreeStream::floor_s() const
 {
-  return queues_.floor_s(now_);
+  while (!started_.empty()) {
+    const auto [start, e] = started_.front();
+    const Edge& x = edges_[e];
+    if (x.sent && x.asked && x.start == start)
+      return std::min(now_, start); // in flight since
+    started_.pop_front();           // landed (the edge idle, or in flight again from a later start)
+  }
+  return now_;
 }
 
 void LaneQueues::reset(std::size_t lanes, std::size_t members)

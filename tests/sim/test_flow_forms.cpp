@@ -2450,6 +2450,120 @@ TEST_CASE("a tree stream stops before a step past its horizon and after a watche
   engine.engine().run();
 }
 
+namespace {
+/** Keeps the start of every transfer `world` reports, in order, in `starts`. */
+void record_starts(collectives::CommWorld& world, std::vector<double>& starts)
+{
+  world.on_transfer([&starts](int, int, std::uint64_t, double start, double, int) { starts.push_back(start); });
+}
+} // namespace
+
+TEST_CASE("a tree stream's floor rises with the transfers in flight")
+{
+  // The contended fat tree's 32 GPUs, one tree, one aggregation of 8 MiB per member (chunks one after the other on
+  // each edge), stopped at a horizon (each tenth of the way): the floor is the earliest start of the transfers then
+  // in flight, or the time reached (none in flight): each reported later, none starts earlier. Halfway it lies past
+  // the aggregation's start, which the members' starts would keep for all its chunks. Once the stream is idle, the
+  // floor is the time of its last end.
+  std::vector<double> starts; // of every transfer reported, in order
+  {
+    test::ProbeEngine engine(contended_fat_tree());
+    sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
+      const auto world = gpu_world(engine, "f");
+      world->set_solo(true);
+      record_starts(*world, starts);
+      HeapTrees h(*world);
+      const int p = world->size();
+      const double t0 = sg4::Engine::get_clock();
+      double end = 0;
+      {
+        collectives::TreeStream stream(h.group, h.t, h.net, collectives::AlgorithmId::Tree);
+        for (int v = 0; v < p; ++v)
+          stream.give(v, 8 << 20, t0);
+        std::vector<collectives::StreamProgram::Ended> ended;
+        stream.run({}, ended);
+        REQUIRE(stream.idle());
+        for (const auto& e : ended)
+          end = std::max(end, e.end_s);
+      }
+      for (int tenth = 1; tenth < 10; ++tenth) {
+        INFO("horizon at " << tenth << " tenths");
+        const double horizon = t0 + (end - t0) * tenth / 10;
+        collectives::TreeStream stream(h.group, h.t, h.net, collectives::AlgorithmId::Tree);
+        for (int v = 0; v < p; ++v)
+          stream.give(v, 8 << 20, t0);
+        stream.set_horizon(horizon);
+        std::vector<collectives::StreamProgram::Ended> ended;
+        starts.clear();
+        stream.run({}, ended);
+        const double floor = stream.floor_s(), now = stream.now();
+        CHECK(floor <= horizon);
+        if (tenth == 5) { // chunks landed and reported, the aggregation still on
+          CHECK(ended.empty());
+          CHECK_FALSE(starts.empty());
+          CHECK(floor > t0);
+        }
+        starts.clear();
+        stream.set_horizon(std::numeric_limits<double>::infinity());
+        stream.run({}, ended);
+        REQUIRE(stream.idle());
+        REQUIRE_FALSE(starts.empty());
+        // No later transfer starts before the floor, and the earliest of those in flight at the horizon (or the time
+        // reached, none in flight) is the floor: no tighter floor is true, none looser kept.
+        CHECK(floor == std::min(now, *std::min_element(starts.begin(), starts.end())));
+        double last = 0;
+        for (const auto& e : ended)
+          last = std::max(last, e.end_s);
+        CHECK(stream.floor_s() >= last);
+      }
+    });
+    engine.engine().run();
+  }
+}
+
+TEST_CASE("a tree stream hands its floor on as transfers pile up, however few its steps")
+{
+  // A star of 1,024 hosts, one tree, 33 aggregations of 4 KiB (one chunk: 2,046 transfers each, a level's landing
+  // together): the floor is handed to the sink once kFloorTransfers transfers were reported, in fewer than
+  // kFloorSteps steps, no later than any transfer reported after it.
+  std::vector<double> starts; // of every transfer reported, in order
+  test::StarSpec star;
+  star.hosts = 1024;
+  star.gpu = "V100-SXM2";
+  test::ProbeEngine engine(test::write_star_platform(star));
+  sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
+    std::vector<sg4::Host*> hosts;
+    std::vector<int> nodes; // each host a node of its own
+    for (const auto& name : engine.gpu_hosts()) {
+      nodes.push_back(static_cast<int>(hosts.size()));
+      hosts.push_back(sg4::Host::by_name(name));
+    }
+    collectives::CommWorld world(hosts, nodes, collectives::CollectiveOptions{}, "g");
+    world.set_solo(true);
+    record_starts(world, starts);
+    HeapTrees h(world);
+    collectives::TreeStream stream(h.group, h.t, h.net, collectives::AlgorithmId::Tree);
+    std::vector<std::pair<double, std::size_t>> floors; // (floor, transfers reported before it)
+    stream.set_floor_sink([&](double t) { floors.emplace_back(t, starts.size()); });
+    const double t0 = sg4::Engine::get_clock();
+    for (int k = 0; k < 33; ++k)
+      for (int v = 0; v < 1024; ++v)
+        stream.give(v, 4096, t0);
+    starts.clear();
+    std::vector<collectives::StreamProgram::Ended> ended;
+    const std::size_t steps = stream.run({}, ended);
+    REQUIRE(stream.idle());
+    REQUIRE(starts.size() == 33u * 1023 * 2);
+    CHECK(steps < collectives::StreamProgram::kFloorSteps);
+    REQUIRE(floors.size() == starts.size() / collectives::StreamProgram::kFloorTransfers);
+    CHECK(floors.front().second >= collectives::StreamProgram::kFloorTransfers);
+    CHECK(floors.front().first > t0);
+    CHECK(*std::min_element(starts.begin() + static_cast<std::ptrdiff_t>(floors.front().second), starts.end()) >=
+          floors.front().first);
+  });
+  engine.engine().run();
+}
+
 TEST_CASE(
     "a tree stream refuses members given different aggregations or of another group, late lanes and late kept links")
 {
