@@ -168,6 +168,15 @@ struct GpuHosts {
   std::vector<int> nodes;
 };
 
+/** Every GPU host of `engine`'s platform, in its order (inside an actor). */
+std::vector<sg4::Host*> hosts_of(const test::ProbeEngine& engine)
+{
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  return hosts;
+}
+
 /** A world over every GPU host of `engine`'s platform, each on its node. */
 std::unique_ptr<collectives::CommWorld> gpu_world(test::ProbeEngine& engine, const std::string& tag)
 {
@@ -2532,12 +2541,9 @@ TEST_CASE("a tree stream hands its floor on as transfers pile up, however few it
   star.gpu = "V100-SXM2";
   test::ProbeEngine engine(test::write_star_platform(star));
   sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
-    std::vector<sg4::Host*> hosts;
-    std::vector<int> nodes; // each host a node of its own
-    for (const auto& name : engine.gpu_hosts()) {
-      nodes.push_back(static_cast<int>(hosts.size()));
-      hosts.push_back(sg4::Host::by_name(name));
-    }
+    const std::vector<sg4::Host*> hosts = hosts_of(engine);
+    std::vector<int> nodes(hosts.size()); // each host a node of its own
+    std::iota(nodes.begin(), nodes.end(), 0);
     collectives::CommWorld world(hosts, nodes, collectives::CollectiveOptions{}, "g");
     world.set_solo(true);
     record_starts(world, starts);
@@ -2729,9 +2735,7 @@ TEST_CASE("rd's lanes' program ends every member once per lane, its images with 
   const platform::ClusterSpec c = test::star_cluster(16, 8, "V100-SXM2", "nvlink", "ib100");
   test::ProbeEngine engine(c);
   sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
-    std::vector<sg4::Host*> hosts;
-    for (const auto& name : engine.gpu_hosts())
-      hosts.push_back(sg4::Host::by_name(name));
+    const std::vector<sg4::Host*> hosts = hosts_of(engine);
     REQUIRE(hosts.size() == 128);
     collectives::CommWorld world(hosts, std::vector<int>(128, 0), collectives::CollectiveOptions{}, "r");
     world.set_solo(true);
@@ -2783,10 +2787,7 @@ TEST_CASE("rd's lanes' program: its floor rises with the transfers in flight, an
   const platform::ClusterSpec c = test::star_cluster(16, 8, "V100-SXM2", "nvlink", "ib100");
   test::ProbeEngine engine(c);
   sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
-    std::vector<sg4::Host*> hosts;
-    for (const auto& name : engine.gpu_hosts())
-      hosts.push_back(sg4::Host::by_name(name));
-    collectives::CommWorld world(hosts, std::vector<int>(128, 0), collectives::CollectiveOptions{}, "r");
+    collectives::CommWorld world(hosts_of(engine), std::vector<int>(128, 0), collectives::CollectiveOptions{}, "r");
     world.set_solo(true);
     collectives::Group group(world, first_members(128));
     group.set_member_timed(true);
