@@ -88,7 +88,10 @@ void LinkLog::hand_over()
   std::vector<Pending> next;
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    booked_.wait(lock, [this] { return full_.size() < kInFlight || failed_; });
+    if (full_.size() >= kInFlight && !failed_) { // the thread is behind: wait for room (memory stays bounded)
+      ++waits_;
+      booked_.wait(lock, [this] { return full_.size() < kInFlight || failed_; });
+    }
     if (failed_)
       std::rethrow_exception(failed_);
     full_.push_back(std::move(pending_));
@@ -103,11 +106,20 @@ void LinkLog::hand_over()
   pending_.reserve(kBatch);
 }
 
+void LinkLog::hold(bool on)
+{
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    held_ = on;
+  }
+  handed_.notify_one();
+}
+
 void LinkLog::work()
 {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    handed_.wait(lock, [this] { return stop_ || !full_.empty(); });
+    handed_.wait(lock, [this] { return stop_ || (!held_ && !full_.empty()); });
     if (stop_)
       return;
     std::vector<Pending> batch = std::move(full_.front());

@@ -58,6 +58,12 @@ public:
   std::vector<dag::LinkUsage> usage(double phase_start);
   /** A thread of its own books the transfers (background, and kBatch transfers came one by one). */
   bool threaded() const { return thread_.joinable(); }
+  /** For the tests of the hand-over: while held, the booking thread (if any, or once started) takes no batch, so the
+   *  caller's hand-overs wait once kInFlight batches are handed over, and usage() until it is let go (from another
+   *  thread). */
+  void hold(bool on);
+  /** Hand-overs that waited for room (kInFlight batches handed over and not booked). */
+  std::size_t waits() const { return waits_; }
   static constexpr std::size_t kTracedLinks = 8; ///< links whose traffic the trace draws
   static constexpr std::size_t kCompactMin = 8;  ///< folded intervals a link holds before their memory is reused
   static constexpr std::size_t kFoldBatch = 16;  ///< intervals a link holds before those below the floor are folded
@@ -143,6 +149,8 @@ private:
   std::vector<std::vector<Pending>> empty_;
   bool booking_ = false; ///< the thread books a batch it took off full_
   bool stop_ = false;
+  bool held_ = false;         ///< hold()'s: the thread takes no batch
+  std::size_t waits_ = 0;     ///< hand-overs that waited for room (the caller's)
   std::exception_ptr failed_; ///< what the thread threw (rethrown by flush())
   std::thread thread_;
   std::vector<Entry> links_;                       ///< by the link's number in the world (CommWorld::Route::shared_ids)

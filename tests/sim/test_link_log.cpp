@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -379,4 +381,41 @@ TEST_CASE("link log: the booking thread starts once kBatch transfers come one by
     CHECK(log.threaded() == background);
     CHECK(busy_s(log) == double(engine::LinkLog::kBatch)); // the batches' [0, 1] is the first unit span
   }
+}
+
+TEST_CASE("link log: the caller waits while kInFlight batches wait to be booked, and usage() until all are booked")
+{
+  // The booking thread held from its start (hold): kBatch transfers one by one start it and hand the first batch over;
+  // kInFlight - 1 batches more are handed over without a wait; the next hand-over waits until another thread lets the
+  // booking go, 100 ms later. Then, held again with a batch handed over, usage() waits until the release books it.
+  // Every unit span is disjoint from the others: the busy time is their count.
+  test::ProbeEngine engine(test::write_star_platform(test::StarSpec{}));
+  const auto route = one_link();
+  const int batch = static_cast<int>(engine::LinkLog::kBatch), in_flight = static_cast<int>(engine::LinkLog::kInFlight);
+  auto release_later = [](engine::LinkLog& log) {
+    return std::thread([&log] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      log.hold(false);
+    });
+  };
+  {
+    engine::LinkLog log(false, 1, true);
+    log.hold(true);
+    add_units(log, route, 0, in_flight * batch); // the thread started, kInFlight batches handed over
+    REQUIRE(log.threaded());
+    CHECK(log.waits() == 0);
+    std::thread release = release_later(log);
+    add_units(log, route, in_flight * batch, (in_flight + 1) * batch); // the next hand-over: room only once released
+    release.join();
+    CHECK(log.waits() == 1);
+    CHECK(busy_s(log) == double((in_flight + 1) * batch));
+  }
+  engine::LinkLog log(false, 1, true);
+  log.hold(true);
+  add_units(log, route, 0, 2 * batch);
+  REQUIRE(log.threaded());
+  std::thread release = release_later(log);
+  CHECK(busy_s(log) == double(2 * batch)); // usage() waits until both batches are booked
+  release.join();
+  CHECK(log.waits() == 0);
 }
