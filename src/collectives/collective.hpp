@@ -703,7 +703,8 @@ public:
   /** `sink(t)` is called now and then while the program runs, with floor_s() at that point (the engine's link log
    *  then folds what ended before it, as the program goes, not only between runs). */
   void set_floor_sink(std::function<void(double)> sink) { floor_sink_ = std::move(sink); }
-  /** Steps between two floors handed to the sink (set_floor_sink): floor_s() visits every member. */
+  /** Steps between two floors handed to the sink (set_floor_sink): a program's floor_s() may visit every member
+   *  (LaneQueues::floor_s: hier's program). */
   static constexpr std::size_t kFloorSteps = 4096;
   /** Transfers reported (note_reported) after which the next step hands the floor to the sink, however few steps
    *  passed: a program whose steps report a transfer per node image (ImageStream) reports thousands a step, and the

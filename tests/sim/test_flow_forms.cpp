@@ -2460,10 +2460,13 @@ TEST_CASE("a tree stream stops before a step past its horizon and after a watche
 }
 
 namespace {
-/** Keeps the start of every transfer `world` reports, in order, in `starts`. */
+/** Keeps the start of every transfer `world` reports, one by one or in batches, in order, in `starts`. */
 void record_starts(collectives::CommWorld& world, std::vector<double>& starts)
 {
   world.on_transfer([&starts](int, int, std::uint64_t, double start, double, int) { starts.push_back(start); });
+  world.on_transfers([&starts](const collectives::CommWorld::TransferBatch& b) {
+    starts.insert(starts.end(), b.flows.size(), b.start_s);
+  });
 }
 } // namespace
 
@@ -2475,59 +2478,57 @@ TEST_CASE("a tree stream's floor rises with the transfers in flight")
   // the aggregation's start, which the members' starts would keep for all its chunks. Once the stream is idle, the
   // floor is the time of its last end.
   std::vector<double> starts; // of every transfer reported, in order
-  {
-    test::ProbeEngine engine(contended_fat_tree());
-    sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
-      const auto world = gpu_world(engine, "f");
-      world->set_solo(true);
-      record_starts(*world, starts);
-      HeapTrees h(*world);
-      const int p = world->size();
-      const double t0 = sg4::Engine::get_clock();
-      double end = 0;
-      {
-        collectives::TreeStream stream(h.group, h.t, h.net, collectives::AlgorithmId::Tree);
-        for (int v = 0; v < p; ++v)
-          stream.give(v, 8 << 20, t0);
-        std::vector<collectives::StreamProgram::Ended> ended;
-        stream.run({}, ended);
-        REQUIRE(stream.idle());
-        for (const auto& e : ended)
-          end = std::max(end, e.end_s);
+  test::ProbeEngine engine(contended_fat_tree());
+  sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
+    const auto world = gpu_world(engine, "f");
+    world->set_solo(true);
+    record_starts(*world, starts);
+    HeapTrees h(*world);
+    const int p = world->size();
+    const double t0 = sg4::Engine::get_clock();
+    double end = 0;
+    {
+      collectives::TreeStream stream(h.group, h.t, h.net, collectives::AlgorithmId::Tree);
+      for (int v = 0; v < p; ++v)
+        stream.give(v, 8 << 20, t0);
+      std::vector<collectives::StreamProgram::Ended> ended;
+      stream.run({}, ended);
+      REQUIRE(stream.idle());
+      for (const auto& e : ended)
+        end = std::max(end, e.end_s);
+    }
+    for (int tenth = 1; tenth < 10; ++tenth) {
+      INFO("horizon at " << tenth << " tenths");
+      const double horizon = t0 + (end - t0) * tenth / 10;
+      collectives::TreeStream stream(h.group, h.t, h.net, collectives::AlgorithmId::Tree);
+      for (int v = 0; v < p; ++v)
+        stream.give(v, 8 << 20, t0);
+      stream.set_horizon(horizon);
+      std::vector<collectives::StreamProgram::Ended> ended;
+      starts.clear();
+      stream.run({}, ended);
+      const double floor = stream.floor_s(), now = stream.now();
+      CHECK(floor <= horizon);
+      if (tenth == 5) { // chunks landed and reported, the aggregation still on
+        CHECK(ended.empty());
+        CHECK_FALSE(starts.empty());
+        CHECK(floor > t0);
       }
-      for (int tenth = 1; tenth < 10; ++tenth) {
-        INFO("horizon at " << tenth << " tenths");
-        const double horizon = t0 + (end - t0) * tenth / 10;
-        collectives::TreeStream stream(h.group, h.t, h.net, collectives::AlgorithmId::Tree);
-        for (int v = 0; v < p; ++v)
-          stream.give(v, 8 << 20, t0);
-        stream.set_horizon(horizon);
-        std::vector<collectives::StreamProgram::Ended> ended;
-        starts.clear();
-        stream.run({}, ended);
-        const double floor = stream.floor_s(), now = stream.now();
-        CHECK(floor <= horizon);
-        if (tenth == 5) { // chunks landed and reported, the aggregation still on
-          CHECK(ended.empty());
-          CHECK_FALSE(starts.empty());
-          CHECK(floor > t0);
-        }
-        starts.clear();
-        stream.set_horizon(std::numeric_limits<double>::infinity());
-        stream.run({}, ended);
-        REQUIRE(stream.idle());
-        REQUIRE_FALSE(starts.empty());
-        // No later transfer starts before the floor, and the earliest of those in flight at the horizon (or the time
-        // reached, none in flight) is the floor: no tighter floor is true, none looser kept.
-        CHECK(floor == std::min(now, *std::min_element(starts.begin(), starts.end())));
-        double last = 0;
-        for (const auto& e : ended)
-          last = std::max(last, e.end_s);
-        CHECK(stream.floor_s() >= last);
-      }
-    });
-    engine.engine().run();
-  }
+      starts.clear();
+      stream.set_horizon(std::numeric_limits<double>::infinity());
+      stream.run({}, ended);
+      REQUIRE(stream.idle());
+      REQUIRE_FALSE(starts.empty());
+      // No later transfer starts before the floor, and the earliest of those in flight at the horizon (or the time
+      // reached, none in flight) is the floor: no tighter floor is true, none looser kept.
+      CHECK(floor == std::min(now, *std::min_element(starts.begin(), starts.end())));
+      double last = 0;
+      for (const auto& e : ended)
+        last = std::max(last, e.end_s);
+      CHECK(stream.floor_s() >= last);
+    }
+  });
+  engine.engine().run();
 }
 
 TEST_CASE("a tree stream hands its floor on as transfers pile up, however few its steps")
@@ -2794,15 +2795,7 @@ TEST_CASE("rd's lanes' program: its floor rises with the transfers in flight, an
     group.set_whole_stream(true);
     world.set_lane_channels({0, 10});
     std::vector<double> starts; // of every transfer reported, in order
-    std::size_t reported = 0;
-    world.on_transfer([&](int, int, std::uint64_t, double start, double, int) {
-      starts.push_back(start);
-      ++reported;
-    });
-    world.on_transfers([&](const collectives::CommWorld::TransferBatch& b) {
-      starts.insert(starts.end(), b.flows.size(), b.start_s);
-      reported += b.flows.size();
-    });
+    record_starts(world, starts);
     const collectives::RecursiveDoubling rd;
     const double t0 = sg4::Engine::get_clock();
     double end = 0;
@@ -2852,12 +2845,11 @@ TEST_CASE("rd's lanes' program: its floor rises with the transfers in flight, an
       for (int v = 0; v < 128; ++v)
         program->give(0, v, 4096, t1);
     starts.clear();
-    reported = 0;
     const std::size_t steps = program->run({}, ended);
     REQUIRE(program->idle());
-    REQUIRE(reported == 80u * 128 * 7);
+    REQUIRE(starts.size() == 80u * 128 * 7);
     CHECK(steps < collectives::StreamProgram::kFloorSteps);
-    REQUIRE(floors.size() == reported / collectives::StreamProgram::kFloorTransfers);
+    REQUIRE(floors.size() == starts.size() / collectives::StreamProgram::kFloorTransfers);
     for (std::size_t i = 0; i < floors.size(); ++i) {
       INFO("floor " << i);
       CHECK(floors[i].second >= (i + 1) * collectives::StreamProgram::kFloorTransfers);
