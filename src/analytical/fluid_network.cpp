@@ -44,6 +44,7 @@ std::size_t FluidNetwork::start(double now, const FlowSpec& spec)
     if (flows_.size() >= kNone) // a link's list names its flows in 32 bits (on_link_)
       throw Error("internal: FluidNetwork has more flows at once than it can name");
     flows_.emplace_back();
+    event_at_.push_back(kNone);
   }
   Flow& f = flows_[id];
   f.links.assign(spec.links.begin(), spec.links.end());
@@ -82,30 +83,36 @@ void FluidNetwork::wait_latency(std::size_t id, double latency)
 
 void FluidNetwork::schedule(std::size_t id, double t)
 {
-  Flow& f = flows_[id];
-  if (f.at == kNone) {
-    f.at = static_cast<std::uint32_t>(events_.size());
+  const std::uint32_t at = event_at_[id];
+  if (at == kNone) { // a new entry: up from the end
+    event_at_[id] = static_cast<std::uint32_t>(events_.size());
     events_.emplace_back(t, id);
+    sift_up(event_at_[id]);
+    return;
   }
-  events_[f.at].first = t;
-  sift_up(f.at);
-  sift_down(flows_[id].at);
+  // Moved one way only: an earlier time up (its children stay later), a later one down (its parent stays earlier).
+  const bool earlier = std::make_pair(t, id) < events_[at];
+  events_[at].first = t;
+  if (earlier)
+    sift_up(at);
+  else
+    sift_down(at);
 }
 
 void FluidNetwork::unschedule(std::size_t id)
 {
-  const std::uint32_t i = flows_[id].at;
+  const std::uint32_t i = event_at_[id];
   if (i == kNone)
     return;
-  flows_[id].at = kNone;
+  event_at_[id] = kNone;
   const auto last = events_.back();
   events_.pop_back();
   if (last.second == id)
     return;
   events_[i] = last; // the last entry in its place, then where it belongs
-  flows_[last.second].at = i;
+  event_at_[last.second] = i;
   sift_up(i);
-  sift_down(flows_[last.second].at);
+  sift_down(event_at_[last.second]);
 }
 
 void FluidNetwork::sift_up(std::uint32_t i)
@@ -116,11 +123,11 @@ void FluidNetwork::sift_up(std::uint32_t i)
     if (!(entry < events_[parent]))
       break;
     events_[i] = events_[parent];
-    flows_[events_[i].second].at = i;
+    event_at_[events_[i].second] = i;
     i = parent;
   }
   events_[i] = entry;
-  flows_[entry.second].at = i;
+  event_at_[entry.second] = i;
 }
 
 void FluidNetwork::sift_down(std::uint32_t i)
@@ -136,11 +143,11 @@ void FluidNetwork::sift_down(std::uint32_t i)
     if (!(events_[child] < entry))
       break;
     events_[i] = events_[child];
-    flows_[events_[i].second].at = i;
+    event_at_[events_[i].second] = i;
     i = static_cast<std::uint32_t>(child);
   }
   events_[i] = entry;
-  flows_[entry.second].at = i;
+  event_at_[entry.second] = i;
 }
 
 void FluidNetwork::begin_sharing(std::size_t id)
@@ -228,6 +235,7 @@ void FluidNetwork::restart()
   if (in_flight_ != 0)
     throw Error("internal: FluidNetwork::restart with flows in flight");
   flows_.clear();
+  event_at_.clear();
   free_.clear();
   finished_.clear();
   events_.clear();

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <tuple>
@@ -31,12 +33,13 @@ public:
    *  (nothing added) when kMaxKeys other keys have queues. */
   bool push(double key, const T& item, double due)
   {
-    std::size_t q = 0;
-    while (q < keys_.size() && keys_[q] != key)
-      ++q;
+    std::size_t slot = 0;
+    const std::size_t q = find(key, slot);
     if (q == keys_.size()) {
       if (keys_.size() == kMaxKeys)
         return false;
+      if constexpr (kHashed)
+        index_[slot] = static_cast<std::uint8_t>(q);
       keys_.push_back(key);
       queues_.push_back({{}, 0});
     }
@@ -82,6 +85,8 @@ public:
   }
   void clear()
   {
+    if constexpr (kHashed)
+      index_.fill(kNoQueue);
     keys_.clear();
     queues_.clear();
     heads_.clear();
@@ -93,6 +98,38 @@ private:
     std::vector<T> items; ///< items[head, end) still to come
     std::size_t head;
   };
+  /// Past 8 keys, push() finds a key's queue through index_, a table of queues by the key's bits (open addressing,
+  /// at most a quarter full), not by a scan of every key: SimClock's 64 lengths, 34 in use with NCCL's choice under
+  /// grpc-tcp, made its push the costliest call of a run. Which queue holds a key changes no order items are taken in
+  /// (SimClock sorts them), and keys are compared as values, as the scan does (0 and -0 one key).
+  static constexpr bool kHashed = MaxKeys > 8;
+  static constexpr std::size_t kIndexSize = 4 * MaxKeys; ///< a power of two where kHashed (static_assert below)
+  static constexpr std::uint8_t kNoQueue = 0xff;
+  static_assert(!kHashed || (MaxKeys < kNoQueue && (kIndexSize & (kIndexSize - 1)) == 0),
+                "QueuesByKey's index: queues named in 8 bits, a power-of-two table");
+  /** The queue of `key`, or keys_.size() where none has it (kHashed: `slot` then the index's free slot for it). */
+  std::size_t find(double key, std::size_t& slot) const
+  {
+    if constexpr (!kHashed) {
+      std::size_t q = 0;
+      while (q < keys_.size() && keys_[q] != key)
+        ++q;
+      return q;
+    } else {
+      // The slot from bits 32 up of the key's bits times an odd constant: -0's sign bit moves only the product's top
+      // bit, so 0 and -0, one key as values, share a slot.
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &key, sizeof bits);
+      slot = static_cast<std::size_t>((bits * 0x9e3779b97f4a7c15ull) >> 32) & (kIndexSize - 1);
+      for (;; slot = (slot + 1) & (kIndexSize - 1)) {
+        const std::uint8_t q = index_[slot];
+        if (q == kNoQueue)
+          return keys_.size();
+        if (keys_[q] == key)
+          return q;
+      }
+    }
+  }
   /** Queue q's first item is now one due at `due`. */
   void first_due(std::size_t q, double due)
   {
@@ -123,6 +160,12 @@ private:
     }
     heads_[i] = entry;
   }
+  static std::array<std::uint8_t, kHashed ? kIndexSize : 1> make_index()
+  {
+    std::array<std::uint8_t, kHashed ? kIndexSize : 1> index{};
+    index.fill(kNoQueue);
+    return index;
+  }
   /** Takes queue q's items due by `until`; true when items are left (its storage kept bounded). */
   template <class Due, class Take>
   bool take_from(std::size_t q, double until, Due& due, Take& take)
@@ -141,7 +184,8 @@ private:
     }
     return true;
   }
-  std::vector<double> keys_; ///< each queue's key, apart (push() scans them)
+  std::vector<double> keys_; ///< each queue's key, apart (push() scans them, or finds them through index_)
+  std::array<std::uint8_t, kHashed ? kIndexSize : 1> index_ = make_index(); ///< kHashed: slot -> queue (kNoQueue)
   std::vector<Queue> queues_;
   double earliest_ = std::numeric_limits<double>::infinity(); ///< !ByDue: of the queues' first items
   std::vector<std::pair<double, std::size_t>> heads_;         ///< ByDue: (due, queue) of each first item, a min-heap
@@ -335,8 +379,7 @@ private:
     /// (its own bound), kNone (not solved since it began sharing)
     std::uint32_t neck = kNone;
     std::uint64_t tag = 0;
-    std::uint64_t order = 0;  ///< when it was started, among all flows (finished() keeps this order)
-    std::uint32_t at = kNone; ///< its place on events_ (kNone: not there)
+    std::uint64_t order = 0; ///< when it was started, among all flows (finished() keeps this order)
     State state = State::Free;
     double shares_at = 0; ///< when its latency ends
     double left = 0;      ///< work left at time `since`
@@ -524,8 +567,11 @@ private:
   std::vector<std::size_t> free_;
   static constexpr std::uint32_t kNone = 0xffffffffu;
   /// A binary min-heap of the flows with a next event (their end; a latency's end past waiting_'s kMaxKeys latencies),
-  /// one entry each (Flow::at): the earlier time first, the lower flow id of two at one time.
+  /// one entry each (event_at_): the earlier time first, the lower flow id of two at one time. Each move of a sift
+  /// writes the moved flow's place to event_at_, kept apart from its Flow so that a sift touches a small array, not a
+  /// line of every flow it moves.
   std::vector<std::pair<double, std::size_t>> events_;
+  std::vector<std::uint32_t> event_at_; ///< per flow id: its place on events_ (kNone: not there)
   /// The flows waiting their latency, by latency, each queue in the order they were started (and so of their
   /// latencies' ends: a flow never starts before the time advanced to).
   QueuesByKey<std::size_t> waiting_;

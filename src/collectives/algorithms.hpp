@@ -432,8 +432,9 @@ public:
    *  intervals of both. */
   double floor_s() const override;
   /** give() splits wire(bytes) among the trees, not `bytes` (a protocol's bytes on the wire: Nccl); the call costs
-   *  still take `bytes`. */
-  void set_wire(std::function<std::uint64_t(std::uint64_t)> wire) { wire_ = std::move(wire); }
+   *  still take `bytes`. Before any aggregation is given (an internal error otherwise: give() keeps each size's
+   *  parts). */
+  void set_wire(std::function<std::uint64_t(std::uint64_t)> wire);
 
   /** @brief A program around the trees' members, on this stream's clock and network (HierStream: each node's gather
    *  before its leader's trees, its scatter after). With one set (set_outer), the outer program starts each member's
@@ -554,6 +555,8 @@ private:
   analytical::FluidNetwork::FlowSpec spec_;
   std::vector<std::uint64_t> parts_;                 ///< parts_of's scratch: each tree's bytes
   std::function<std::uint64_t(std::uint64_t)> wire_; ///< set_wire's
+  /// give()'s parts per tree (wire_, then parts_of) of each size given, for the other members given it
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> given_parts_;
   std::vector<Ended>* ended_ = nullptr;
   const std::vector<char>* open_ = nullptr;
   Outer* outer_ = nullptr;

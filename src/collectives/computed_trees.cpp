@@ -364,10 +364,20 @@ void TreeStream::reset_programs(std::size_t lanes)
   }
 }
 
+void TreeStream::set_wire(std::function<std::uint64_t(std::uint64_t)> wire)
+{
+  if (std::any_of(lanes_.begin(), lanes_.end(), [](const Lane& x) { return !x.bytes.empty(); }))
+    throw Error("internal: a tree stream's wire set after an aggregation was given");
+  wire_ = std::move(wire);
+}
+
 void TreeStream::give(int lane, int member, std::uint64_t bytes, double ready_s)
 {
-  const std::uint64_t wire = wire_ ? wire_(bytes) : bytes;
-  give_trees(lane, member, parts_of(wire), ready_s, call_cost_s(bytes));
+  // Each member is given each aggregation: its parts (wire_, parts_of) kept by size for the members given it later.
+  auto [at, added] = given_parts_.try_emplace(bytes);
+  if (added)
+    at->second = parts_of(wire_ ? wire_(bytes) : bytes);
+  give_trees(lane, member, at->second, ready_s, call_cost_s(bytes));
 }
 
 void TreeStream::give_trees(int lane, int member, const std::vector<std::uint64_t>& per_tree, double ready_s,

@@ -2572,7 +2572,7 @@ TEST_CASE("a tree stream hands its floor on as transfers pile up, however few it
 }
 
 TEST_CASE(
-    "a tree stream refuses members given different aggregations or of another group, late lanes and late kept links")
+    "a tree stream refuses members given different aggregations or of another group, late lanes, wires and kept links")
 {
   test::ProbeEngine engine(contended_fat_tree());
   sg4::Actor::create("controller", sg4::Host::by_name(engine.gpu_hosts().front()), [&] {
@@ -2588,6 +2588,8 @@ TEST_CASE(
     CHECK_THROWS_WITH(stream.give(world->size(), 4096, 0), Catch::Contains("given an aggregation of another group"));
     CHECK_THROWS_WITH(stream.give(1, 0, 4096, 0), Catch::Contains("given an aggregation of another group")); // lane 1
     CHECK_THROWS_WITH(stream.set_lanes({0, 10}), Catch::Contains("lanes set after an aggregation was given"));
+    CHECK_THROWS_WITH(stream.set_wire([](std::uint64_t bytes) { return 2 * bytes; }),
+                      Catch::Contains("wire set after an aggregation was given")); // (give() keeps each size's parts)
     // An outer program's calls without one (TreeStream::Outer), and its routes kept after the lanes are set.
     CHECK_THROWS_WITH(stream.add_aggregation(0, 4096), Catch::Contains("added without an outer program"));
     CHECK_THROWS_WITH(stream.begin_member(0, 0), Catch::Contains("begun without an outer program"));

@@ -289,3 +289,39 @@ TEST_CASE("tree_links: a link bounded by feeders no bound holds for is left out,
   CHECK_FALSE(out(11));
   CHECK_FALSE(out(12));
 }
+
+namespace {
+
+/** A stream program that runs nothing: give() records the call cost each member would sleep (call_cost_s). */
+class CostProbe final : public collectives::StreamProgram {
+public:
+  void give(int /*lane*/, int /*member*/, std::uint64_t bytes, double /*ready_s*/) override
+  {
+    slept.push_back(call_cost_s(bytes));
+  }
+  std::size_t run(const std::vector<char>& /*open*/, std::vector<Ended>& /*ended*/) override { return 0; }
+  bool idle() const override { return true; }
+  double floor_s() const override { return 0; }
+  std::vector<double> slept;
+};
+
+} // namespace
+
+TEST_CASE("stream program: each size's call cost is its own, and a cost added counts from then on")
+{
+  // The sums are kept per size (call_cost_s): 100 B, then 200 B, then 100 B again give 1e-7, 2e-7, 1e-7 s under a cost
+  // of 1 ns per byte; a cost of 1 s added after them counts for every later aggregation, of a size seen or not.
+  CostProbe p;
+  p.add_call_cost([](std::uint64_t bytes) { return double(bytes) * 1e-9; });
+  for (std::uint64_t bytes : {100, 200, 100})
+    p.give(0, 0, bytes, 0);
+  p.add_call_cost([](std::uint64_t /*bytes*/) { return 1.0; });
+  for (std::uint64_t bytes : {100, 300})
+    p.give(0, 1, bytes, 0);
+  REQUIRE(p.slept.size() == 5);
+  CHECK(p.slept[0] == 100 * 1e-9);
+  CHECK(p.slept[1] == 200 * 1e-9);
+  CHECK(p.slept[2] == 100 * 1e-9);
+  CHECK(p.slept[3] == 100 * 1e-9 + 1.0);
+  CHECK(p.slept[4] == 300 * 1e-9 + 1.0);
+}

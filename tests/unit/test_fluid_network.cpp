@@ -590,6 +590,41 @@ TEST_CASE("queues by key, by due time: the queues are taken in the order of thei
   CHECK(queues.earliest() == std::numeric_limits<double>::infinity());
 }
 
+TEST_CASE("queues by key, past 8 keys: each key found again through the index, 0 and -0 one key, cleared afresh")
+{
+  // 64 keys (SimClock's): sleep lengths of a stack's costs, 1 ns to 64 ns apart by 1 ns and some far apart. Once all
+  // 64 have queues, a 65th is refused, so every key pushed again must be found (not added): a lookup that misses one
+  // is refused. Every item comes back once.
+  analytical::QueuesByKey<std::pair<double, int>, 64, true> queues;
+  std::vector<double> keys;
+  for (int k = 1; k <= 48; ++k)
+    keys.push_back(k * 1e-9);
+  for (int k = 0; k < 15; ++k)
+    keys.push_back(std::ldexp(1.0, -k) * 3.7e-6);
+  keys.push_back(0.0);
+  REQUIRE(keys.size() == 64);
+  int made = 0;
+  for (double key : keys)
+    REQUIRE(queues.push(key, {1.0, made++}, 1.0));
+  CHECK_FALSE(queues.push(65e-9, {1.0, -1}, 1.0));          // a 65th key
+  for (auto key = keys.rbegin(); key != keys.rend(); ++key) // found again, in another order
+    REQUIRE(queues.push(*key, {2.0, made++}, 2.0));
+  REQUIRE(queues.push(-0.0, {3.0, made++}, 3.0)); // 0's queue
+  std::vector<std::pair<double, int>> taken;
+  queues.take_until(
+      10, [](const std::pair<double, int>& item) { return item.first; },
+      [&taken](const std::pair<double, int>& item) { taken.push_back(item); });
+  REQUIRE(taken.size() == 129);
+  std::sort(taken.begin(), taken.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  for (int i = 0; i < made; ++i)
+    CHECK(taken[static_cast<std::size_t>(i)].second == i);
+  queues.clear();
+  for (int k = 0; k < 64; ++k) // new keys after clear(): none of the old ones' slots kept
+    REQUIRE(queues.push(1.0 + k, {1.0, k}, 1.0));
+  CHECK_FALSE(queues.push(0.0, {1.0, 0}, 1.0));
+  CHECK(queues.push(64.0, {2.0, 0}, 2.0));
+}
+
 namespace {
 
 /** Pushes 6,000 items on 5 keys in a fixed pseudo-random interleaving (each key's items due in the order pushed, over
