@@ -394,6 +394,11 @@ private:
     double end = 0;
     double target = 0;
   };
+  /** A link's sharing flows (flow, index of the link in its links), 56 bytes in a line of its own: unaligned, most
+   *  lists straddle two, and a flow that begins or stops sharing touches both ends of its links' lists (the count, then
+   *  the slot). */
+  struct alignas(64) LinkFlows : InPlaceList<std::pair<std::uint32_t, std::uint32_t>, 4> {};
+  static_assert(sizeof(LinkFlows) == 64, "FluidNetwork::LinkFlows: one line");
   static_assert(offsetof(Flow, slots) == 64 && offsetof(Flow, bound) == 128 && sizeof(Flow) == 192,
                 "FluidNetwork::Flow: its fields in three lines, as read");
   /** Processes, at time e, every event due up to e + kSimultaneous (advance, step). */
@@ -582,7 +587,7 @@ private:
   /// latencies' ends: a flow never starts before the time advanced to).
   QueuesByKey<std::size_t> waiting_;
   /// By components: the sharing flows on each link (flow, index of the link in its links).
-  std::vector<InPlaceList<std::pair<std::uint32_t, std::uint32_t>, 4>> on_link_;
+  std::vector<LinkFlows> on_link_;
   /// By components: the links of the flows that began or stopped sharing since the last solve, and the flows that
   /// began sharing over no link (their bound alone limits them): the components to solve again.
   std::vector<std::uint32_t> changed_links_;
