@@ -510,6 +510,8 @@ private:
   // running its aggregation trees_left_[that].
   /** Member m (lane * members + v) begins its current aggregation in every tree of its lane. */
   void begin(std::size_t m);
+  /** An aggregation was given to some lane (set_lanes and set_wire come before any). */
+  bool any_given() const;
   /** `bytes` cut into one near-equal part per tree (chunk_bytes), in parts_. */
   const std::vector<std::uint64_t>& parts_of(std::uint64_t bytes);
   /** A lane's next aggregation: its parts per tree, their chunks, what each member sleeps first. */

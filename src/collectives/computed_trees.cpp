@@ -299,8 +299,7 @@ TreeStream::TreeStream(Group& g, TreeFlows& t, ComputedTrees& net, AlgorithmId c
 
 bool TreeStream::set_lanes(const std::vector<int>& channels)
 {
-  const bool given = std::any_of(lanes_.begin(), lanes_.end(), [](const Lane& x) { return !x.bytes.empty(); });
-  if (given || channels.empty())
+  if (any_given() || channels.empty())
     throw Error("internal: a tree stream's lanes set after an aggregation was given, or none");
   const std::size_t lanes = channels.size();
   if (lanes > 1 || !kept_.empty()) {
@@ -364,9 +363,14 @@ void TreeStream::reset_programs(std::size_t lanes)
   }
 }
 
+bool TreeStream::any_given() const
+{
+  return std::any_of(lanes_.begin(), lanes_.end(), [](const Lane& x) { return !x.bytes.empty(); });
+}
+
 void TreeStream::set_wire(std::function<std::uint64_t(std::uint64_t)> wire)
 {
-  if (std::any_of(lanes_.begin(), lanes_.end(), [](const Lane& x) { return !x.bytes.empty(); }))
+  if (any_given())
     throw Error("internal: a tree stream's wire set after an aggregation was given");
   wire_ = std::move(wire);
 }
