@@ -486,19 +486,17 @@ bool FluidNetwork::take_in_higher()
 {
   // A member's neck must be a link where no flow has a higher level; the fill saw to it among the members.
   bool any = false;
-  for (const FillLink& k : links_) {
-    if (k.outside == 0)
-      continue;
+  for (const std::uint32_t l : held_at_) {
     double level = -1; // of the members it fixed
-    for (const auto& [id, at] : on_link_[k.id]) {
+    for (const auto& [id, at] : on_link_[l]) {
       const Flow& f = flows_[id];
-      if (flow_seen_[id] == seen_stamp_ && f.neck == k.id)
+      if (flow_seen_[id] == seen_stamp_ && f.neck == l)
         level = std::max(level, f.rate * f.penalty);
     }
     if (level < 0)
       continue;
     const double above = level * (1 + 1e-9); // (levels equal but for rounding: either is a neck)
-    for (const auto& [id, at] : on_link_[k.id]) {
+    for (const auto& [id, at] : on_link_[l]) {
       const Flow& f = flows_[id];
       if (flow_seen_[id] != seen_stamp_ && f.rate * f.penalty > above) {
         take_in(id);
@@ -928,7 +926,10 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
   // links they cross lose their shares. Levels only rise, so a heap of current levels, stale entries skipped, visits
   // each flow and link a bounded number of times. SimGrid's lmm computes the same allocation (the unique weighted
   // max-min one) by other steps; the two agree to rounding. Scratch arrays are kept between calls (no allocation).
+  if (fill_small(sharing, partial))
+    return;
   ++fills_;
+  held_at_.clear();
   if (++stamp_ == 0) {
     std::fill(link_stamp_.begin(), link_stamp_.end(), 0);
     stamp_ = 1;
@@ -984,6 +985,8 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
   for (std::uint32_t k = 0; k < links_.size(); ++k) {
     FillLink& link = links_[k];
     link.level = link.left / link.weights;
+    if (link.outside != 0)
+      held_at_.push_back(link.id);
     if (link.unfixed == 1) {
       link.at = kSingle;
       continue;
@@ -1149,6 +1152,161 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
   }
   for (std::size_t id : sharing)
     fixed_[id] = 0;
+}
+
+bool FluidNetwork::fill_small(const std::vector<std::size_t>& sharing, bool partial)
+{
+  // fill() on a few links (a scanned fill): the links numbered in the order the set's flows first cross them (fill()'s
+  // slots), each flow's crossings kept as those numbers, so that the tables per link and flow id (a cache miss each in
+  // a large world) are not read. Every sum, level and choice is fill()'s, made in its order: the same shares and necks
+  // to the bit (the order of the sums decides their rounding).
+  const std::size_t n = sharing.size();
+  const std::size_t most = std::min({scan_links_, small_links_, kSmallLinksMost});
+  if (n > kSmallFlows || most == 0)
+    return false;
+  std::uint32_t ids[kSmallLinksMost];
+  std::uint8_t cross[kSmallCrossings]; // the flows' crossings, flow after flow, each its link's number
+  std::uint8_t first[kSmallFlows + 1]; // flow i's: cross[first[i], first[i + 1])
+  std::size_t links = 0, crossings = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Flow& f = flows_[sharing[i]];
+    first[i] = static_cast<std::uint8_t>(crossings);
+    if (crossings + f.links.size() > kSmallCrossings)
+      return false;
+    for (const std::uint32_t l : f.links) {
+      std::size_t k = 0;
+      while (k < links && ids[k] != l)
+        ++k;
+      if (k == links) {
+        if (links == most)
+          return false; // fill()'s (nothing set yet)
+        ids[links++] = l;
+      }
+      cross[crossings++] = static_cast<std::uint8_t>(k);
+    }
+  }
+  first[n] = static_cast<std::uint8_t>(crossings);
+  static_assert(kSmallCrossings <= 255 && kSmallFlows < 255 && kSmallLinksMost <= 32, "fill_small's numbers fit");
+  constexpr std::uint8_t kMany = 255; // single[k]: more than one crossing
+  ++fills_;
+  ++small_fills_;
+  held_at_.clear();
+  double left[kSmallLinksMost], weights[kSmallLinksMost], level[kSmallLinksMost], penalty[kSmallLinksMost];
+  std::uint32_t unfixed[kSmallLinksMost];
+  std::uint8_t single[kSmallLinksMost]; // the flow of a link one flow crosses once (fill()'s kSingle), else kMany
+  bool mixed[kSmallLinksMost];
+  for (std::size_t k = 0; k < links; ++k) {
+    left[k] = capacity_[ids[k]];
+    weights[k] = 0.0;
+    unfixed[k] = 0;
+    mixed[k] = false;
+    if (!partial)
+      continue;
+    bool held = false; // the shares of the flows outside the set, in the order of the link's list (fill())
+    for (const auto& [g, at] : on_link_[ids[k]])
+      if (flow_seen_[g] != seen_stamp_) {
+        left[k] -= flows_[g].rate;
+        held = true;
+      }
+    if (held)
+      held_at_.push_back(ids[k]);
+  }
+  struct Bound {
+    double at;
+    std::size_t id;
+    std::uint8_t i;
+  };
+  Bound bounds[kSmallFlows];
+  std::size_t n_bounds = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    Flow& f = flows_[sharing[i]];
+    f.rate = std::numeric_limits<double>::infinity();
+    if (f.bound_binds)
+      bounds[n_bounds++] = {f.bound * f.penalty, sharing[i], static_cast<std::uint8_t>(i)};
+    for (std::size_t c = first[i]; c < first[i + 1]; ++c) {
+      const std::uint8_t k = cross[c];
+      if (unfixed[k] == 0)
+        penalty[k] = f.penalty; // its first flow's
+      weights[k] += 1.0 / f.penalty;
+      mixed[k] = mixed[k] || f.penalty != penalty[k];
+      single[k] = unfixed[k] == 0 ? static_cast<std::uint8_t>(i) : kMany;
+      ++unfixed[k];
+    }
+  }
+  for (std::size_t k = 0; k < links; ++k)
+    level[k] = left[k] / weights[k];
+  std::sort(bounds, bounds + n_bounds,
+            [](const Bound& a, const Bound& b) { return a.at < b.at || (a.at == b.at && a.id < b.id); });
+  bool fixed[kSmallFlows] = {};
+  std::uint32_t touched = 0; // a bit per link whose flows a batch fixed
+  auto fix = [&](std::size_t i, double at, std::uint32_t neck) {
+    Flow& f = flows_[sharing[i]];
+    fixed[i] = true;
+    f.rate = at / f.penalty;
+    f.neck = neck;
+    for (std::size_t c = first[i]; c < first[i + 1]; ++c) {
+      const std::uint8_t k = cross[c];
+      if (single[k] != kMany)
+        continue; // its only flow: done with it
+      left[k] -= f.rate;
+      --unfixed[k];
+      if (!mixed[k])
+        weights[k] = double(unfixed[k]) / penalty[k];
+      else
+        weights[k] -= 1.0 / f.penalty;
+      touched |= 1u << k;
+    }
+  };
+  auto renew = [&] { // each link the batch changed, at its new level (fill(): no heap, the order does not matter)
+    for (; touched != 0; touched &= touched - 1) {
+      const auto k = static_cast<std::size_t>(__builtin_ctz(touched));
+      if (unfixed[k] == 0)
+        continue;
+      if (mixed[k] && !(weights[k] > 0)) { // subtraction cancelled: the sum afresh, in fill()'s order
+        weights[k] = 0;
+        for (std::size_t i = 0; i < n; ++i)
+          if (!fixed[i])
+            for (std::size_t c = first[i]; c < first[i + 1]; ++c)
+              if (cross[c] == k)
+                weights[k] += 1.0 / flows_[sharing[i]].penalty;
+      }
+      level[k] = std::max(left[k], 0.0) / weights[k];
+    }
+  };
+  std::size_t next_bound = 0;
+  for (;;) {
+    while (next_bound < n_bounds && fixed[bounds[next_bound].i])
+      ++next_bound;
+    std::size_t which = kSmallLinksMost; // the lowest link with a flow left, the lower number at an equal level
+    for (std::size_t k = 0; k < links; ++k) {
+      if (single[k] != kMany ? fixed[single[k]] : unfixed[k] == 0)
+        continue;
+      if (which == kSmallLinksMost || level[k] < level[which])
+        which = k;
+    }
+    if (next_bound < n_bounds && (which == kSmallLinksMost || bounds[next_bound].at < level[which])) {
+      const Bound& b = bounds[next_bound++]; // a flow's own bound first
+      fix(b.i, std::max(b.at, 0.0), kBound);
+      renew();
+      continue;
+    }
+    if (which == kSmallLinksMost)
+      break;
+    const double at = std::max(level[which], 0.0); // rounding may leave a link a hair below zero
+    const auto neck = ids[which];
+    if (single[which] != kMany)
+      fix(single[which], at, neck);
+    else // every flow on it, in fill()'s order (the set's)
+      for (std::size_t i = 0; i < n; ++i)
+        if (!fixed[i])
+          for (std::size_t c = first[i]; c < first[i + 1]; ++c)
+            if (cross[c] == which) {
+              fix(i, at, neck);
+              break;
+            }
+    renew();
+  }
+  return true;
 }
 
 void SimClock::at(double t, std::size_t who, int what)

@@ -1045,33 +1045,41 @@ TEST_CASE("fluid network: solved incrementally, every share and end is the whole
   }
 }
 
-TEST_CASE("fluid network: a fill that scans its links for the lowest gives the heap's shares and ends, to the bit")
+TEST_CASE("fluid network: a fill that scans its links for the lowest, and a small one on its own arrays, give the "
+          "heap's shares and ends, to the bit")
 {
   // Flows up one "NIC" and down another (links 0-11; three capacities, each of every third link: links at one level,
   // where which of two comes first decides the rounding), every third also over a switch port (12-14), penalties
   // equal or mixed, every fifth bounded at a NIC's capacity or below, every seventh waiting a latency. The same flows
-  // in a network that fills by scans alone and one that fills by its heap alone, as one set, by components and
-  // incrementally: every share after every event, every event's time and every end equal to the bit.
+  // in a network that fills by scans alone (small sets on fill_small's arrays), one that scans without fill_small, and
+  // one that fills by its heap alone, as one set, by components and incrementally: every share after every event,
+  // every event's time and every end equal to the bit.
   for (const int mode : {0, 1, 2})
     for (const bool mixed : {false, true}) {
-      Net scan, heap;
-      for (Net* net : {&scan, &heap}) {
+      Net small, scan, heap;
+      for (Net* net : {&small, &scan, &heap}) {
         net->solve_by_components(mode > 0);
         net->solve_incrementally(mode == 2);
         for (std::uint32_t l = 0; l < 15; ++l)
           net->set_capacity(l, l % 3 == 0 ? 1.25e10 : l % 3 == 1 ? 2.5e10 : 1.25e10 / 3);
       }
+      small.fill_by_scan_up_to(std::numeric_limits<std::size_t>::max());
+      small.fill_small_up_to(Net::kSmallLinksMost);
       scan.fill_by_scan_up_to(std::numeric_limits<std::size_t>::max());
+      scan.fill_small_up_to(0);
       heap.fill_by_scan_up_to(0);
       const double penalties[] = {1.1e-6, 2.7e-6, 1.3e-6};
-      std::vector<std::size_t> a, b;
+      std::vector<std::size_t> a, b, c;
       std::uint32_t x = 17;
       auto compare = [&](int step) {
         for (std::size_t k = 0; k < a.size(); ++k) {
           INFO("mode " << mode << " mixed " << mixed << " step " << step << " flow " << k);
           REQUIRE(scan.done(a[k]) == heap.done(b[k]));
-          if (!heap.done(b[k]))
+          REQUIRE(small.done(c[k]) == heap.done(b[k]));
+          if (!heap.done(b[k])) {
             REQUIRE(scan.rate(a[k]) == heap.rate(b[k]));
+            REQUIRE(small.rate(c[k]) == heap.rate(b[k]));
+          }
         }
       };
       double at = 0;
@@ -1086,23 +1094,35 @@ TEST_CASE("fluid network: a fill that scans its links for the lowest gives the h
         const double latency = k % 7 == 0 ? 1e-6 : 0.0;
         const double penalty = mixed ? penalties[k % 3] : 1.0;
         at += 1e-6 * ((x >> 12) % 4);
-        scan.advance(at);
-        heap.advance(at);
+        for (Net* net : {&small, &scan, &heap})
+          net->advance(at);
         compare(k);
         a.push_back(scan.start(at, spec(links, work, latency, penalty, bound)));
         b.push_back(heap.start(at, spec(links, work, latency, penalty, bound)));
+        c.push_back(small.start(at, spec(links, work, latency, penalty, bound)));
       }
       for (int step = 0; step < 10000 && std::isfinite(heap.next_event()); ++step) {
         const double t = heap.next_event();
         REQUIRE(scan.next_event() == t);
-        scan.advance(t);
-        heap.advance(t);
+        REQUIRE(small.next_event() == t);
+        for (Net* net : {&small, &scan, &heap})
+          net->advance(t);
         compare(1000 + step);
       }
       CHECK(std::isinf(scan.next_event()));
-      for (std::size_t k = 0; k < a.size(); ++k)
+      CHECK(std::isinf(small.next_event()));
+      for (std::size_t k = 0; k < a.size(); ++k) {
         CHECK(scan.end(a[k]) == heap.end(b[k]));
+        CHECK(small.end(c[k]) == heap.end(b[k]));
+      }
       CHECK(scan.fills() == heap.fills());
+      CHECK(small.fills() == heap.fills());
+      CHECK(scan.small_fills() == 0);
+      CHECK(heap.small_fills() == 0);
+      INFO("mode " << mode << ": " << small.small_fills() << " of " << small.fills() << " fills small");
+      CHECK(small.small_fills() >= 60); // (fill_small's: sets of at most 32 flows, most of the neighbourhoods')
+      if (mode == 2)
+        CHECK(small.small_fills() > small.fills() / 2);
     }
 }
 
