@@ -1157,9 +1157,10 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
 bool FluidNetwork::fill_small(const std::vector<std::size_t>& sharing, bool partial)
 {
   // fill() on a few links (a scanned fill): the links numbered in the order the set's flows first cross them (fill()'s
-  // slots), each flow's crossings kept as those numbers, so that the tables per link and flow id (a cache miss each in
-  // a large world) are not read. Every sum, level and choice is fill()'s, made in its order: the same shares and necks
-  // to the bit (the order of the sums decides their rounding).
+  // slots), each flow's crossings kept as those numbers, so that fill()'s own tables by link and flow id (link_stamp_,
+  // link_slot_, fixed_; a cache miss each in a large world) and its vectors are not used. Every sum, level and choice
+  // is fill()'s, made in its order: the same shares and necks to the bit (the order of the sums decides their
+  // rounding).
   const std::size_t n = sharing.size();
   const std::size_t most = std::min({scan_links_, small_links_, kSmallLinksMost});
   if (n > kSmallFlows || most == 0)
