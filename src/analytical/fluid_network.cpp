@@ -352,13 +352,11 @@ void FluidNetwork::solve()
   // rarely recurs, its components, a few flows at one member's links, do.
   if (link_seen_.size() < capacity_.size())
     link_seen_.resize(capacity_.size(), 0);
-  if (flow_seen_.size() < flows_.size())
-    flow_seen_.resize(flows_.size(), 0);
   next_seen_stamp();
   for (std::size_t id : alone_) { // a bound alone limits it: a component of its own
-    if (flows_[id].state != State::Sharing || !flows_[id].links.empty() || flow_seen_[id] == seen_stamp_)
+    if (flows_[id].state != State::Sharing || !flows_[id].links.empty() || flows_[id].seen == seen_stamp_)
       continue; // (done since, or its slot taken by another flow)
-    flow_seen_[id] = seen_stamp_;
+    flows_[id].seen = static_cast<std::uint16_t>(seen_stamp_);
     component.assign(1, id);
     resolve(component);
   }
@@ -377,9 +375,9 @@ void FluidNetwork::solve()
       const std::uint32_t l = link_stack_.back();
       link_stack_.pop_back();
       for (const auto& [id, k] : on_link_[l]) {
-        if (flow_seen_[id] == seen_stamp_)
+        if (flows_[id].seen == seen_stamp_)
           continue;
-        flow_seen_[id] = seen_stamp_;
+        flows_[id].seen = static_cast<std::uint16_t>(seen_stamp_);
         if (flows_[id].grouped)
           throw Error("internal: FluidNetwork's group met a flow outside it on a link");
         component.push_back(id);
@@ -451,7 +449,7 @@ void FluidNetwork::take_in(std::size_t id)
   Flow& f = flows_[id];
   if (f.grouped)
     throw Error("internal: FluidNetwork's group met a flow outside it on a link");
-  flow_seen_[id] = seen_stamp_;
+  f.seen = static_cast<std::uint16_t>(seen_stamp_);
   component_.push_back(id);
   old_rates_[id] = f.rate;
   for (std::uint32_t l : f.links)
@@ -469,7 +467,7 @@ void FluidNetwork::close_neighbourhood()
     link_dirty_[l] = 0; // (a changed link: no set to start from it again)
     bool held = false;
     for (const auto& [id, k] : on_link_[l]) {
-      if (flow_seen_[id] == seen_stamp_)
+      if (flows_[id].seen == seen_stamp_)
         continue;
       const std::uint32_t neck = flows_[id].neck;
       if (neck == l || neck == kNone)
@@ -490,7 +488,7 @@ bool FluidNetwork::take_in_higher()
     double level = -1; // of the members it fixed
     for (const auto& [id, at] : on_link_[l]) {
       const Flow& f = flows_[id];
-      if (flow_seen_[id] == seen_stamp_ && f.neck == l)
+      if (f.seen == seen_stamp_ && f.neck == l)
         level = std::max(level, f.rate * f.penalty);
     }
     if (level < 0)
@@ -498,7 +496,7 @@ bool FluidNetwork::take_in_higher()
     const double above = level * (1 + 1e-9); // (levels equal but for rounding: either is a neck)
     for (const auto& [id, at] : on_link_[l]) {
       const Flow& f = flows_[id];
-      if (flow_seen_[id] != seen_stamp_ && f.rate * f.penalty > above) {
+      if (f.seen != seen_stamp_ && f.rate * f.penalty > above) {
         take_in(id);
         any = true;
       }
@@ -509,9 +507,10 @@ bool FluidNetwork::take_in_higher()
 
 void FluidNetwork::next_seen_stamp()
 {
-  if (++seen_stamp_ == 0) { // wrapped: every stamp seen so far is old
+  if (++seen_stamp_ > seen_stamps_) { // past the flows' 16 bits (kSeenStamps): every stamp seen so far is old
     std::fill(link_seen_.begin(), link_seen_.end(), 0u);
-    std::fill(flow_seen_.begin(), flow_seen_.end(), 0u);
+    for (Flow& f : flows_)
+      f.seen = 0;
     seen_stamp_ = 1;
   }
 }
@@ -952,7 +951,7 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
         if (partial) { // the shares of the flows outside the set, held
           FillLink& k = links_.back();
           for (const auto& [g, at] : on_link_[l])
-            if (flow_seen_[g] != seen_stamp_) {
+            if (flows_[g].seen != seen_stamp_) {
               k.left -= flows_[g].rate;
               ++k.outside;
             }
@@ -1205,7 +1204,7 @@ bool FluidNetwork::fill_small(const std::vector<std::size_t>& sharing, bool part
       continue;
     bool held = false; // the shares of the flows outside the set, in the order of the link's list (fill())
     for (const auto& [g, at] : on_link_[ids[k]])
-      if (flow_seen_[g] != seen_stamp_) {
+      if (flows_[g].seen != seen_stamp_) {
         left[k] -= flows_[g].rate;
         held = true;
       }

@@ -337,6 +337,9 @@ public:
   /// 1,024 GPUs has 4.6 flows over 3.8 links on average)
   static constexpr std::size_t kSmallLinks = 8, kSmallLinksMost = 32, kSmallFlows = 32, kSmallCrossings = 128;
   void fill_small_up_to(std::size_t links) { small_links_ = links; }
+  /** By components: every flow's and link's stamp of the walks is cleared after `walks` walks (1 to the default,
+   *  kSeenStamps: the most a flow's 16-bit stamp holds); a test sets a few to hold the clearing to the shares. */
+  void clear_stamps_after(std::uint32_t walks) { seen_stamps_ = std::clamp<std::uint32_t>(walks, 1, kSeenStamps); }
   /** Link `link` has `capacity` bytes/s (grows the table; a link keeps the capacity it was first given). */
   void set_capacity(std::uint32_t link, double capacity);
   /** Starts a flow at `now` (>= the time advanced to); returns its id. Rates are recomputed at the next
@@ -384,6 +387,11 @@ private:
    *  and a new share add; the third, the rest. At 16,384 GPUs the flows a solve meets are other members' transfers, a
    *  cache miss per line read. */
   struct alignas(64) Flow {
+    Flow()
+        : bound_binds(false)
+        , grouped(false)
+    {
+    }
     SmallIds links; ///< FlowSpec's, copied (a slot keeps its capacity when reused)
     double penalty = 1;
     double rate = 0;
@@ -391,10 +399,13 @@ private:
     /// (its own bound), kNone (not solved since it began sharing)
     std::uint32_t neck = kNone;
     State state = State::Free;
-    bool bound_binds = false; ///< its bound may limit it: no link it crosses is as narrow (fill())
-    bool grouped = false;     ///< a member of group_: its work is group_'s, its end `target` (in group_.done units)
-    SmallIds slots;           ///< by components: its place in on_link_[links[k]], per k
-    double left = 0;          ///< work left at time `since`
+    bool bound_binds : 1; ///< its bound may limit it: no link it crosses is as narrow (fill())
+    bool grouped : 1;     ///< a member of group_: its work is group_'s, its end `target` (in group_.done units)
+    /// By components: the walk that last met it (seen_stamp_, kSeenStamps of them), beside its neck and share: one
+    /// line where a walk meets it (at 16,384 GPUs a table of its own by flow id was a second cache miss per flow met)
+    std::uint16_t seen = 0;
+    SmallIds slots;  ///< by components: its place in on_link_[links[k]], per k
+    double left = 0; ///< work left at time `since`
     double since = 0;
     std::uint64_t order = 0; ///< when it was started, among all flows (finished() keeps this order)
     double bound = 0;
@@ -439,7 +450,7 @@ private:
   void reschedule(const std::vector<std::size_t>& flows);
   /** Link `l` is one of group_'s members' links (the group keeps its share itself). */
   bool in_group(std::uint32_t l) const { return l < group_count_.size() && group_count_[l] > 0; }
-  /** A new stamp for link_seen_ and flow_seen_ (both cleared when it wraps). */
+  /** A new stamp for link_seen_ and Flow::seen (both cleared past kSeenStamps). */
   void next_seen_stamp();
   /** By components, incrementally: the neighbourhood of each changed link solved ("Neighbourhood"). */
   void solve_neighbourhoods();
@@ -456,7 +467,7 @@ private:
   /** Keeps the rates of `sharing` (sorted by tag by solved_before) for its tags, if every flow is tagged. */
   void remember(const std::vector<std::size_t>& sharing);
   /** Progressive filling over `sharing` (ids), setting their rates and necks. `partial`: flows outside `sharing`
-   *  (flow_seen_ not seen_stamp_) cross its links, holding their shares: each link's capacity less theirs. */
+   *  (Flow::seen not seen_stamp_) cross its links, holding their shares: each link's capacity less theirs. */
   void fill(const std::vector<std::size_t>& sharing, bool partial = false);
   /** fill() of a small set (fill_small_up_to): the same arithmetic in the same order, on arrays on the stack indexed
    *  by the set's own numbering of its links and flows instead of tables indexed by every link's and flow's id; false,
@@ -523,8 +534,13 @@ private:
   std::vector<std::uint64_t> tags_; ///< solved_before()'s and remember()'s: the flows' tags, sorted
   std::vector<std::pair<std::uint64_t, std::size_t>> by_tag_; ///< solved_before()'s: (tag, flow), sorted
   // solve()'s scratch, kept between calls.
-  std::vector<std::uint32_t> link_seen_, flow_seen_, link_stack_; ///< by components: stamps, the links to visit
+  std::vector<std::uint32_t> link_seen_,
+      link_stack_; ///< by components: stamps (flows': Flow::seen), the links to visit
   std::uint32_t seen_stamp_ = 0;
+  /// Walks between clearings of every stamp (Flow::seen's 16 bits: a few hundred clearings of the flows' first lines
+  /// at 16,384 GPUs, where a table by flow id cost a miss per flow met)
+  static constexpr std::uint32_t kSeenStamps = 0xffff;
+  std::uint32_t seen_stamps_ = kSeenStamps; ///< clear_stamps_after's
   std::vector<std::size_t> component_;
   std::vector<double> old_rates_;
   bool by_components_ = false;

@@ -1051,9 +1051,9 @@ TEST_CASE("fluid network: a fill that scans its links for the lowest, and a smal
   // Flows up one "NIC" and down another (links 0-11; three capacities, each of every third link: links at one level,
   // where which of two comes first decides the rounding), every third also over a switch port (12-14), penalties
   // equal or mixed, every fifth bounded at a NIC's capacity or below, every seventh waiting a latency. The same flows
-  // in a network that fills by scans alone (small sets on fill_small's arrays), one that scans without fill_small, and
-  // one that fills by its heap alone, as one set, by components and incrementally: every share after every event,
-  // every event's time and every end equal to the bit.
+  // in a network that fills by scans alone (small sets on fill_small's arrays; its walks' stamps cleared every 5
+  // walks), one that scans without fill_small, and one that fills by its heap alone, as one set, by components and
+  // incrementally: every share after every event, every event's time and every end equal to the bit.
   for (const int mode : {0, 1, 2})
     for (const bool mixed : {false, true}) {
       Net small, scan, heap;
@@ -1065,6 +1065,7 @@ TEST_CASE("fluid network: a fill that scans its links for the lowest, and a smal
       }
       small.fill_by_scan_up_to(std::numeric_limits<std::size_t>::max());
       small.fill_small_up_to(Net::kSmallLinksMost);
+      small.clear_stamps_after(5); // (and its walks' stamps cleared every 5 walks, the others' every 65,535)
       scan.fill_by_scan_up_to(std::numeric_limits<std::size_t>::max());
       scan.fill_small_up_to(0);
       heap.fill_by_scan_up_to(0);
