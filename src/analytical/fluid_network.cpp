@@ -947,15 +947,7 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
       if (link_stamp_[l] != stamp_) {
         link_stamp_[l] = stamp_;
         link_slot_[l] = static_cast<std::uint32_t>(links_.size());
-        links_.push_back({capacity_[l], 0.0, 0, 0, l, 0, 0, 0, 0, 0, f.penalty, false});
-        if (partial) { // the shares of the flows outside the set, held
-          FillLink& k = links_.back();
-          for (const auto& [g, at] : on_link_[l])
-            if (flows_[g].seen != seen_stamp_) {
-              k.left -= flows_[g].rate;
-              ++k.outside;
-            }
-        }
+        links_.push_back({room_left(l, partial), 0.0, 0, 0, l, 0, 0, 0, 0, f.penalty, false});
       }
       FillLink& k = links_[link_slot_[l]];
       k.weights += 1.0 / f.penalty;
@@ -984,8 +976,6 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
   for (std::uint32_t k = 0; k < links_.size(); ++k) {
     FillLink& link = links_[k];
     link.level = link.left / link.weights;
-    if (link.outside != 0)
-      held_at_.push_back(link.id);
     if (link.unfixed == 1) {
       link.at = kSingle;
       continue;
@@ -1153,6 +1143,22 @@ void FluidNetwork::fill(const std::vector<std::size_t>& sharing, bool partial)
     fixed_[id] = 0;
 }
 
+double FluidNetwork::room_left(std::uint32_t l, bool partial)
+{
+  double left = capacity_[l];
+  if (!partial)
+    return left;
+  bool held = false; // the shares of the flows outside the set, in the order of the link's list
+  for (const auto& [g, at] : on_link_[l])
+    if (flows_[g].seen != seen_stamp_) {
+      left -= flows_[g].rate;
+      held = true;
+    }
+  if (held)
+    held_at_.push_back(l);
+  return left;
+}
+
 bool FluidNetwork::fill_small(const std::vector<std::size_t>& sharing, bool partial)
 {
   // fill() on a few links (a scanned fill): the links numbered in the order the set's flows first cross them (fill()'s
@@ -1196,20 +1202,10 @@ bool FluidNetwork::fill_small(const std::vector<std::size_t>& sharing, bool part
   std::uint8_t single[kSmallLinksMost]; // the flow of a link one flow crosses once (fill()'s kSingle), else kMany
   bool mixed[kSmallLinksMost];
   for (std::size_t k = 0; k < links; ++k) {
-    left[k] = capacity_[ids[k]];
+    left[k] = room_left(ids[k], partial);
     weights[k] = 0.0;
     unfixed[k] = 0;
     mixed[k] = false;
-    if (!partial)
-      continue;
-    bool held = false; // the shares of the flows outside the set, in the order of the link's list (fill())
-    for (const auto& [g, at] : on_link_[ids[k]])
-      if (flows_[g].seen != seen_stamp_) {
-        left[k] -= flows_[g].rate;
-        held = true;
-      }
-    if (held)
-      held_at_.push_back(ids[k]);
   }
   struct Bound {
     double at;

@@ -329,13 +329,13 @@ public:
   /** A fill of at most `links` links finds the lowest link by a scan of them all, a larger one by a heap (default
    *  kScanLinks): the same shares to the bit either way (a test sets 0 and a large number to hold the two together). */
   void fill_by_scan_up_to(std::size_t links) { scan_links_ = links; }
-  /** A scanned fill of at most `links` links (at most kSmallLinksMost; default kSmallLinks), kSmallFlows flows and
-   *  kSmallCrossings crossings of a link by a flow runs fill()'s steps on arrays of its own (fill_small): the same
-   *  shares to the bit (a test sets 0 and kSmallLinksMost to hold the two together). */
   /// fill_small(): the most links by default (a scanned fill's), the most it can take (fill_small_up_to), the most
   /// flows and crossings of a link by a flow (sizes of this implementation's: a neighbourhood of the computed trees at
   /// 1,024 GPUs has 4.6 flows over 3.8 links on average)
   static constexpr std::size_t kSmallLinks = 8, kSmallLinksMost = 32, kSmallFlows = 32, kSmallCrossings = 128;
+  /** A scanned fill of at most `links` links (at most kSmallLinksMost; default kSmallLinks), kSmallFlows flows and
+   *  kSmallCrossings crossings of a link by a flow runs fill()'s steps on arrays of its own (fill_small): the same
+   *  shares to the bit (a test sets 0 and kSmallLinksMost to hold the two together). */
   void fill_small_up_to(std::size_t links) { small_links_ = links; }
   /** By components: every flow's and link's stamp of the walks is cleared after `walks` walks (1 to the default,
    *  kSeenStamps: the most a flow's 16-bit stamp holds); a test sets a few to hold the clearing to the shares. */
@@ -473,6 +473,9 @@ private:
    *  by the set's own numbering of its links and flows instead of tables indexed by every link's and flow's id; false,
    *  nothing set, where the set is larger. */
   bool fill_small(const std::vector<std::size_t>& sharing, bool partial);
+  /** A fill's start for link `l`: its capacity, less (`partial`) the shares of the flows on it outside the set (not
+   *  seen_stamp_), in the order of its list; a link with such flows is listed in held_at_ (take_in_higher). */
+  double room_left(std::uint32_t l, bool partial);
   /** Shares computed before, by the sorted tags of the sharing flows: each set's tags and rates in flat pools, the
    *  sets chained per slot of a table indexed by the tags' hash (no allocation per set once the pools have grown; all
    *  forgotten at once past kMaxSolved sets). */
@@ -502,7 +505,6 @@ private:
     std::uint32_t unfixed; ///< its flows not yet fixed
     std::uint32_t at;      ///< its place in link_heap_ while it has flows left (kSingle: one flow crosses it once)
     std::uint32_t id;      ///< the link's
-    std::uint32_t outside; ///< partial fills: flows outside the set that cross it (counted once per crossing)
     std::uint32_t first;   ///< its flows: link_flows_[first, filled)
     std::uint32_t filled;
     std::uint32_t renewed; ///< the batch of fixes that last gave it a heap entry
@@ -534,8 +536,8 @@ private:
   std::vector<std::uint64_t> tags_; ///< solved_before()'s and remember()'s: the flows' tags, sorted
   std::vector<std::pair<std::uint64_t, std::size_t>> by_tag_; ///< solved_before()'s: (tag, flow), sorted
   // solve()'s scratch, kept between calls.
-  std::vector<std::uint32_t> link_seen_,
-      link_stack_; ///< by components: stamps (flows': Flow::seen), the links to visit
+  std::vector<std::uint32_t> link_seen_;  ///< by components: each link's walk stamp (a flow's: Flow::seen)
+  std::vector<std::uint32_t> link_stack_; ///< by components: the links to visit
   std::uint32_t seen_stamp_ = 0;
   /// Walks between clearings of every stamp (Flow::seen's 16 bits: a few hundred clearings of the flows' first lines
   /// at 16,384 GPUs, where a table by flow id cost a miss per flow met)
