@@ -479,31 +479,35 @@ private:
     // The member's place in the tree, the same in every lane, copied from TreeFlows beside its state (reset_programs)
     // so that a step of its program reads one line of memory, not the trees' nested lists (at 16,384 GPUs, a miss
     // each).
-    int parent = -1;  ///< -1: the root
-    int kids = 0;     ///< its children: the first kInPlaceKids in `kid`, all in TreeFlows' lists
-    int endpoint = 0; ///< the group's endpoint of the member
+    int parent = -1; ///< -1: the root
+    int kids = 0;    ///< its children: the first kInPlaceKids in `kid`, all in TreeFlows' lists
     int kid[kInPlaceKids] = {};
-    const CommWorld::Route* up = nullptr;   ///< its edge's route to its parent (TreeFlows::routes; the root: null)
-    const CommWorld::Route* down = nullptr; ///< from its parent
   };
   /** An edge's transfer in one direction: whether each end has posted it (of the sender's aggregation k), and when
-   *  it started; and the network's edge (ComputedTrees: its links, latency and narrowest bandwidth), copied beside
-   *  them so that a transfer's start reads one line of memory, not three arrays (16,384 GPUs: a miss each). */
+   *  it started; and the network's edge (ComputedTrees: its links, latency and narrowest bandwidth), its parent and
+   *  its route, copied beside them so that a send's cost, a transfer's start and its
+   *  end read one line of memory, not the arrays and programs they come from (16,384 GPUs: a miss each). */
   struct alignas(64) Edge {
     bool sent = false, asked = false;
-    std::uint32_t first = 0, count = 0; ///< its links: net_->links[first, first + count)
-    std::uint64_t chunk = 0;
+    std::uint16_t count = 0; ///< its links: net_->links[first, first + count)
+    std::uint32_t first = 0;
     std::size_t k = 0;
+    std::uint64_t chunk = 0;
     double start = 0;
-    double latency_s = 0, bandwidth = 0;
+    double latency_s = 0, bandwidth = 0; ///< the route's (Route::latency_s: a solo world's, as handshake_s reads it)
+    const CommWorld::Route* route = nullptr; ///< as the transfer's account gives it (the child's up or down)
+    int parent = -1;                         ///< the edge's parent member (its child: (e / 2) % members)
   };
+  static_assert(sizeof(Edge) == 64, "an edge's transfer in one line of memory");
   /** A lane's aggregations, in the order given (each member's place in them: queues_). */
   struct Lane {
     std::vector<std::uint64_t> bytes, chunks; ///< per aggregation k, per tree j: [k * trees + j]
     std::vector<double> delay;                ///< per aggregation k: what each member sleeps first (give_trees)
     int channel = 0;                          ///< its transfers' (CommWorld::account)
   };
-  enum : int { kRun, kPostSend, kReceived, kStart, kBegin };
+  /// Wake-ups: kPostEdge's `who` is an edge (its sender's cost slept, it posts its send there); the others' a
+  /// program's, a member's (kStart, kBegin) or the outer program's, as below.
+  enum : int { kPostEdge = -1, kRun, kReceived, kStart, kBegin };
   // Indices: a lane's tree s = lane * trees + j; a member's program there prog_[s * members + v] (also its id on the
   // clock); an edge [(s * members + child) * 2 + up], the network's edge e of it that modulo trees * members * 2; a
   // member in a lane queues_.at(lane * members + v), on the clock at lanes * trees * members + that, its trees still
@@ -519,7 +523,8 @@ private:
   std::uint64_t size_of(std::size_t s, std::size_t k, std::uint64_t chunk) const;
   void start_if_posted(std::size_t e);
   std::size_t edge_of(std::size_t s, std::size_t v) const;
-  void post(std::size_t s, std::size_t v, bool send);
+  /** Member v's receive posted in tree s (its program waits on it). */
+  void ask(std::size_t s, std::size_t v);
   void run_tree(std::size_t s, std::size_t v);
   void wake(std::size_t who, int what);
   void tree_done(std::size_t s, std::size_t v);

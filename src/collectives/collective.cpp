@@ -860,10 +860,25 @@ std::vector<double> CommWorld::run_timed(const std::vector<Flow>& flows, const s
 
 double CommWorld::send_cost_s(int from, int to, std::uint64_t bytes, const Route* cached) const
 {
-  const StackProfile& stack = options_.stack;
-  double s = options_.msg_overhead_s + stack.send_overhead_s + stack.copy_s_per_byte * double(bytes);
-  if (stack.rendezvous(bytes))
+  double s = overhead_and_copy_s(bytes);
+  if (options_.stack.rendezvous(bytes))
     s += handshake_s(from, to, cached);
+  return s;
+}
+
+double CommWorld::overhead_and_copy_s(std::uint64_t bytes) const
+{
+  const StackProfile& stack = options_.stack;
+  return options_.msg_overhead_s + stack.send_overhead_s + stack.copy_s_per_byte * double(bytes);
+}
+
+double CommWorld::solo_send_cost_s(std::uint64_t bytes, double route_latency_s) const
+{
+  if (!solo_)
+    throw Error("internal: a send's cost from its route's latency asked outside a solo world");
+  double s = overhead_and_copy_s(bytes);
+  if (options_.stack.rendezvous(bytes))
+    s += rendezvous_round_trip_s(options_, route_latency_s);
   return s;
 }
 

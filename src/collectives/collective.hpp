@@ -90,6 +90,10 @@ public:
    *  and, above its eager limit, the rendezvous round trip over their route (`cached`: cached_route(from, to), where
    * the caller has it at hand; otherwise looked up). */
   double send_cost_s(int from, int to, std::uint64_t bytes, const Route* cached = nullptr) const;
+  /** send_cost_s in a solo world for a message over a route whose latency the caller holds (`route_latency_s`, its
+   *  Route::latency_s: a solo world's cached routes' latencies hold, handshake_s), without reading the route. An
+   *  internal error outside a solo world. */
+  double solo_send_cost_s(std::uint64_t bytes, double route_latency_s) const;
   /** Counts and reports a transfer that a flow form's own model timed (tree_flow_plan), from `start_s` to `end_s`
    *  (absolute), on the calling driver's channel; SimGrid does not run it (its load, where other traffic may meet
    *  it, goes through load()). */
@@ -458,6 +462,9 @@ private:
   /** The stack's rendezvous round trip before a large message from `self` to `to`, seconds (`cached`: as send_cost_s).
    */
   double handshake_s(int self, int to, const Route* cached = nullptr) const;
+  /** What a sender spends before any message of `bytes` (send_cost_s without the rendezvous): the overhead
+   *  (msg_overhead_s), the stack's send overhead and its copy. */
+  double overhead_and_copy_s(std::uint64_t bytes) const;
   /** After `count` messages landed (their payload pointers): the stack's receive overhead (cpu_work), then, for a
    *  host-staged endpoint, the copies to the GPU. */
   void received(int self, char* const* payloads, std::size_t count);

@@ -339,10 +339,17 @@ void TreeStream::reset_edges(std::size_t lanes)
   started_.clear();
   for (std::size_t e = 0; e < edges_.size(); ++e) {
     Edge& x = edges_[e];
+    const std::uint32_t count = net_->first[e % n + 1] - net_->first[e % n];
+    if (count > std::numeric_limits<std::uint16_t>::max())
+      throw Error("internal: a tree stream's edge crosses more links than it can count");
     x.first = net_->first[e % n];
-    x.count = net_->first[e % n + 1] - x.first;
+    x.count = static_cast<std::uint16_t>(count);
     x.latency_s = net_->hops[e % n].latency_s;
     x.bandwidth = net_->hops[e % n].bandwidth;
+    // Edge e is up (e odd) or down between member (e / 2) % members and its parent, in tree (e / 2 / members) % trees.
+    const std::size_t j = e / 2 / members_ % trees_, child = e / 2 % members_;
+    x.parent = t_.parents[j][child];
+    x.route = t_.routes[j][child][e % 2 == 1 ? 0 : 1];
   }
 }
 
@@ -355,11 +362,8 @@ void TreeStream::reset_programs(std::size_t lanes)
     const std::vector<int>& children = t_.trees[j].children[v];
     p.parent = t_.parents[j][v];
     p.kids = static_cast<int>(children.size());
-    p.endpoint = g_.endpoint(static_cast<int>(v));
     for (int c = 0; c < std::min(p.kids, kInPlaceKids); ++c)
       p.kid[c] = children[static_cast<std::size_t>(c)];
-    p.up = t_.routes[j][v][0];
-    p.down = t_.routes[j][v][1];
   }
 }
 
@@ -435,6 +439,8 @@ void TreeStream::begin_member(int lane, int member)
 
 void TreeStream::at(double t, std::size_t who, int what)
 {
+  if (what == kPostEdge)
+    throw Error("internal: an outer program's wake-up of a tree stream's own kind");
   clock_.at(std::max(t, now_), prog_.size() + queues_.size() + who, what);
 }
 
@@ -499,18 +505,10 @@ std::size_t TreeStream::edge_of(std::size_t s, std::size_t v) const
   return (s * members_ + (p.op < 0 ? v : static_cast<std::size_t>(kid_of(p, j, v, p.op)))) * 2;
 }
 
-void TreeStream::post(std::size_t s, std::size_t v, bool send)
+void TreeStream::ask(std::size_t s, std::size_t v)
 {
   const std::size_t e = edge_of(s, v);
-  const Program& p = prog_[s * members_ + v];
-  Edge& x = edges_[e];
-  if (send) { // the sender says which chunk of which aggregation (the receiver's next receive on the edge is it)
-    x.chunk = p.chunk;
-    x.k = p.k;
-    x.sent = true;
-  } else {
-    x.asked = true;
-  }
+  edges_[e].asked = true;
   start_if_posted(e);
 }
 
@@ -536,18 +534,23 @@ void TreeStream::run_tree(std::size_t s, std::size_t v)
     const bool send = p.phase == 0 ? p.op == kids && parent >= 0 : p.op >= 0 && p.op < kids;
     const bool receive = p.phase == 0 ? p.op < kids : p.op == -1;
     if (receive) {
-      post(s, v, false);
+      ask(s, v);
       return;
     }
     if (send) {
-      const int to = p.phase == 0 ? parent : kid_of(p, j, v, p.op);
-      const Program& q = prog_[s * members_ + static_cast<std::size_t>(to)]; // the receiver's (its edge's route down)
-      const CommWorld::Route* route = p.phase == 0 ? p.up : q.down; // the edge's, as the transfer's account gives it
-      const double cost = world_.send_cost_s(p.endpoint, q.endpoint, size_of(s, p.k, p.chunk), route);
-      if (cost > 0)
-        clock_.sleep(now_, cost, s * members_ + v, kPostSend);
-      else
-        post(s, v, true);
+      // The sender says which chunk of which aggregation (the receiver's next receive on the edge is it; nothing
+      // reads them before both have posted), then posts it after its cost (its route's latency the edge's).
+      const std::size_t e = edge_of(s, v);
+      Edge& x = edges_[e];
+      x.chunk = p.chunk;
+      x.k = p.k;
+      const double cost = world_.solo_send_cost_s(size_of(s, p.k, p.chunk), x.latency_s);
+      if (cost > 0) {
+        clock_.sleep(now_, cost, e, kPostEdge);
+      } else {
+        x.sent = true;
+        start_if_posted(e);
+      }
       return;
     }
     ++p.chunk;
@@ -590,6 +593,11 @@ void TreeStream::begin(std::size_t mi)
 
 void TreeStream::wake(std::size_t who, int what)
 {
+  if (what == kPostEdge) { // a send's cost slept: it is posted on its edge
+    edges_[who].sent = true;
+    start_if_posted(who);
+    return;
+  }
   if (who >= prog_.size() + queues_.size()) { // the outer program's (at)
     outer_->woken(who - prog_.size() - queues_.size(), what);
     return;
@@ -610,9 +618,7 @@ void TreeStream::wake(std::size_t who, int what)
   }
   const std::size_t s = who / members_, v = who % members_;
   Program& p = prog_[who];
-  if (what == kPostSend) {
-    post(s, v, true);
-  } else if (what == kReceived) { // the receive overhead slept; in the reduce, the reduction
+  if (what == kReceived) { // the receive overhead slept; in the reduce, the reduction
     const double reduce = o_.reduce_s_per_byte * double(size_of(s, p.k, p.chunk));
     ++p.op;
     if (p.phase == 0 && o_.reduce_s_per_byte > 0 && reduce > 0)
@@ -644,12 +650,11 @@ std::size_t TreeStream::run(const std::vector<char>& open, std::vector<Ended>& e
         x.sent = x.asked = false;
         const std::size_t s = e / 2 / members_, child = e / 2 % members_;
         const bool up = e % 2 == 1;
-        const Program& c = prog_[s * members_ + child];
-        const std::size_t parent = static_cast<std::size_t>(c.parent);
+        const std::size_t parent = static_cast<std::size_t>(x.parent);
         const std::size_t from = up ? child : parent, to = up ? parent : child;
-        const int parent_endpoint = prog_[s * members_ + parent].endpoint;
-        world_.account({up ? c.endpoint : parent_endpoint, up ? parent_endpoint : c.endpoint, size_of(s, x.k, x.chunk)},
-                       x.start, now_, *(up ? c.up : c.down), lanes_[s / trees_].channel);
+        const int from_endpoint = g_.endpoint(static_cast<int>(from)), to_endpoint = g_.endpoint(static_cast<int>(to));
+        world_.account({from_endpoint, to_endpoint, size_of(s, x.k, x.chunk)}, x.start, now_, *x.route,
+                       lanes_[s / trees_].channel);
         note_reported(1);
         ++prog_[s * members_ + from].op; // the sender goes on
         run_tree(s, from);

@@ -5,6 +5,7 @@
 #include "collectives/algorithm_table.hpp"
 #include "collectives/algorithms.hpp"
 #include "collectives/collective.hpp"
+#include "common/error.hpp"
 #include "platform/cluster_spec.hpp"
 #include "sim/probe.hpp"
 #include "support/test_platforms.hpp"
@@ -17,8 +18,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iomanip>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <stdexcept>
@@ -1118,6 +1121,47 @@ TEST_CASE("flow-level pipelined trees in a solo world: the same times and bytes,
       CHECK(solo[i].flows == 0);
       CHECK(simulated[i].flows > 0);
     }
+  }
+}
+
+TEST_CASE("a solo world's send cost from a route's latency is send_cost_s's and its closed form, refused outside one")
+{
+  // TreeStream prices a send from its edge's copy of the route's latency (CommWorld::solo_send_cost_s), not the route.
+  // On the uniform star a host-to-host route's latency is alpha (two links of alpha / 2). Under the rendezvous stack a
+  // message of b bytes costs its sender the overhead, the stack's send overhead and its copy; above the eager limit
+  // also the round trip: two control messages, each with the overhead, both ends' stack overheads and alpha.
+  test::ProbeEngine engine(test::write_star_platform(star(3)));
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : engine.gpu_hosts())
+    hosts.push_back(sg4::Host::by_name(name));
+  const collectives::CollectiveOptions o = rendezvous_stack();
+  collectives::CommWorld world(hosts, std::vector<int>(3, 0), o, "c");
+  // Refused before anything reaches SimGrid (outside any actor, as above).
+  CHECK_THROWS_MATCHES(world.solo_send_cost_s(kEagerBytes, kHop.alpha_s), Error,
+                       Catch::Matchers::Message("internal: a send's cost from its route's latency asked outside a solo "
+                                                "world"));
+  world.set_solo(true);
+  std::vector<std::array<double, 3>> costs; // per size: from the latency, send_cost_s, the route's latency
+  const std::vector<std::uint64_t> sizes{1, kEagerBytes, kEagerBytes + 1, 16 << 20};
+  sg4::Actor::create("pricer", hosts[0], [&] {
+    for (std::uint64_t b : sizes) {
+      const double latency = world.cached_route(0, 2).latency_s;
+      costs.push_back({world.solo_send_cost_s(b, latency), world.send_cost_s(0, 2, b), latency});
+    }
+  });
+  engine.engine().run();
+  REQUIRE(costs.size() == sizes.size());
+  const collectives::StackProfile& st = o.stack;
+  const double round_trip = 2 * (o.msg_overhead_s + st.send_overhead_s + st.recv_overhead_s + kHop.alpha_s);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const double b = double(sizes[i]);
+    const double expected =
+        o.msg_overhead_s + st.send_overhead_s + st.copy_s_per_byte * b + (sizes[i] > kEagerBytes ? round_trip : 0.0);
+    INFO(sizes[i] << " B: from the latency " << costs[i][0] << " s, send_cost_s " << costs[i][1] << " s, expected "
+                  << expected << " s");
+    CHECK(std::fabs(costs[i][2] - kHop.alpha_s) <= 1e-15);
+    CHECK(costs[i][0] == costs[i][1]);
+    CHECK(std::fabs(costs[i][0] - expected) <= 1e-12 * expected);
   }
 }
 
@@ -2288,11 +2332,19 @@ struct HeapTrees {
   }
 };
 
+/** Bytes reported from one endpoint to another, summed over transfers, and the earliest start among them. */
+struct PairReport {
+  std::uint64_t bytes = 0;
+  double first_start_s = std::numeric_limits<double>::infinity();
+};
+using PairBytes = std::map<std::pair<int, int>, PairReport>;
+
 /** Every member's ends (absolute seconds) of one aggregation of `bytes` given to each member of `lanes` lanes at
  *  `t0` (lane k on channel 10 k), over the contended fat tree's 32 GPUs, in `lanes_given` of them: [lane][member]
- *  (-1: not given). `channels`: the channels the world was told of transfers on. */
+ *  (-1: not given). `channels`: the channels the world was told of transfers on; `pairs`, where given, the bytes
+ *  reported from each endpoint to each other. */
 std::vector<std::vector<double>> lane_ends(collectives::CommWorld& world, std::size_t lanes, std::size_t lanes_given,
-                                           std::uint64_t bytes, std::set<int>& channels)
+                                           std::uint64_t bytes, std::set<int>& channels, PairBytes* pairs = nullptr)
 {
   HeapTrees h(world);
   const int p = world.size();
@@ -2301,7 +2353,14 @@ std::vector<std::vector<double>> lane_ends(collectives::CommWorld& world, std::s
   for (std::size_t l = 0; l < lanes; ++l)
     lane_channels.push_back(10 * static_cast<int>(l));
   REQUIRE(stream.set_lanes(lane_channels));
-  world.on_transfer([&channels](int, int, std::uint64_t, double, double, int channel) { channels.insert(channel); });
+  world.on_transfer([&channels, pairs](int from, int to, std::uint64_t b, double start_s, double, int channel) {
+    channels.insert(channel);
+    if (pairs != nullptr) {
+      PairReport& r = (*pairs)[{from, to}];
+      r.bytes += b;
+      r.first_start_s = std::min(r.first_start_s, start_s);
+    }
+  });
   const double t0 = sg4::Engine::get_clock();
   for (std::size_t l = 0; l < lanes_given; ++l)
     for (int v = 0; v < p; ++v)
@@ -2329,7 +2388,20 @@ TEST_CASE("a tree stream's lanes share one network and report on their own chann
     world->set_solo(true);
     const std::uint64_t bytes = 1 << 20;
     std::set<int> one_channels, idle_channels, two_channels;
-    const auto one = lane_ends(*world, 1, 1, bytes, one_channels);
+    PairBytes pairs;
+    const auto one = lane_ends(*world, 1, 1, bytes, one_channels, &pairs);
+    // Each transfer is reported from its sender to its receiver: over the heap's edges only (member v's parent is
+    // (v - 1) / 2; members are the world's endpoints), the whole vector up each edge and down it, up first (the
+    // reduce before the broadcast).
+    CHECK(pairs.size() == 2 * std::size_t(world->size() - 1));
+    for (int v = 1; v < world->size(); ++v) {
+      const PairReport up = pairs[{v, (v - 1) / 2}], down = pairs[{(v - 1) / 2, v}];
+      INFO("member " << v << ": up from " << up.first_start_s << " s, down from " << down.first_start_s << " s");
+      CHECK(up.bytes == bytes);
+      CHECK(down.bytes == bytes);
+      CHECK(up.first_start_s < down.first_start_s);
+    }
+    CHECK(pairs.size() == 2 * std::size_t(world->size() - 1)); // nothing between other endpoints (no entry added)
     const auto idle = lane_ends(*world, 2, 1, bytes, idle_channels);
     const auto two = lane_ends(*world, 2, 2, bytes, two_channels);
     CHECK(one_channels == std::set<int>{0});
