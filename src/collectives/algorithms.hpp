@@ -485,18 +485,17 @@ private:
   };
   /** An edge's transfer in one direction: whether each end has posted it (of the sender's aggregation k), and when
    *  it started; and the network's edge (ComputedTrees: its links, latency and narrowest bandwidth), its parent and
-   *  its route, copied beside them so that a send's cost, a transfer's start and its
-   *  end read one line of memory, not the arrays and programs they come from (16,384 GPUs: a miss each). */
+   *  its route, copied beside them so that a send's cost, a transfer's start and its end read one line of memory, not
+   *  the arrays and programs they come from (16,384 GPUs: a miss each). */
   struct alignas(64) Edge {
     bool sent = false, asked = false;
-    std::uint16_t count = 0; ///< its links: net_->links[first, first + count)
-    std::uint32_t first = 0;
+    std::uint32_t first = 0, count = 0; ///< its links: net_->links[first, first + count)
+    int parent = -1;                    ///< the edge's parent member (its child: (e / 2) % members)
     std::size_t k = 0;
     std::uint64_t chunk = 0;
     double start = 0;
     double latency_s = 0, bandwidth = 0; ///< the route's (Route::latency_s: a solo world's, as handshake_s reads it)
     const CommWorld::Route* route = nullptr; ///< as the transfer's account gives it (the child's up or down)
-    int parent = -1;                         ///< the edge's parent member (its child: (e / 2) % members)
   };
   static_assert(sizeof(Edge) == 64, "an edge's transfer in one line of memory");
   /** A lane's aggregations, in the order given (each member's place in them: queues_). */
@@ -505,13 +504,12 @@ private:
     std::vector<double> delay;                ///< per aggregation k: what each member sleeps first (give_trees)
     int channel = 0;                          ///< its transfers' (CommWorld::account)
   };
-  /// Wake-ups: kPostEdge's `who` is an edge (its sender's cost slept, it posts its send there); the others' a
-  /// program's, a member's (kStart, kBegin) or the outer program's, as below.
-  enum : int { kPostEdge = -1, kRun, kReceived, kStart, kBegin };
+  enum : int { kRun, kReceived, kStart, kBegin, kPostSend };
   // Indices: a lane's tree s = lane * trees + j; a member's program there prog_[s * members + v] (also its id on the
   // clock); an edge [(s * members + child) * 2 + up], the network's edge e of it that modulo trees * members * 2; a
   // member in a lane queues_.at(lane * members + v), on the clock at lanes * trees * members + that, its trees still
-  // running its aggregation trees_left_[that].
+  // running its aggregation trees_left_[that]; an edge's sender, its cost slept, on the clock at
+  // edge_clock() + e (kPostSend); the outer program's wake-ups past those (at).
   /** Member m (lane * members + v) begins its current aggregation in every tree of its lane. */
   void begin(std::size_t m);
   /** An aggregation was given to some lane (set_lanes and set_wire come before any). */
@@ -525,6 +523,11 @@ private:
   std::size_t edge_of(std::size_t s, std::size_t v) const;
   /** Member v's receive posted in tree s (its program waits on it). */
   void ask(std::size_t s, std::size_t v);
+  /** Edge e's send posted by its sender (its chunk and aggregation written when its send began). */
+  void post_send(std::size_t e);
+  /** Edge e's clock id is edge_clock() + e: past the programs' and the members' (the outer program's past the edges').
+   */
+  std::size_t edge_clock() const { return prog_.size() + queues_.size(); }
   void run_tree(std::size_t s, std::size_t v);
   void wake(std::size_t who, int what);
   void tree_done(std::size_t s, std::size_t v);

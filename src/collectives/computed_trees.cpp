@@ -339,11 +339,8 @@ void TreeStream::reset_edges(std::size_t lanes)
   started_.clear();
   for (std::size_t e = 0; e < edges_.size(); ++e) {
     Edge& x = edges_[e];
-    const std::uint32_t count = net_->first[e % n + 1] - net_->first[e % n];
-    if (count > std::numeric_limits<std::uint16_t>::max())
-      throw Error("internal: a tree stream's edge crosses more links than it can count");
     x.first = net_->first[e % n];
-    x.count = static_cast<std::uint16_t>(count);
+    x.count = net_->first[e % n + 1] - x.first;
     x.latency_s = net_->hops[e % n].latency_s;
     x.bandwidth = net_->hops[e % n].bandwidth;
     // Edge e is up (e odd) or down between member (e / 2) % members and its parent, in tree (e / 2 / members) % trees.
@@ -439,9 +436,7 @@ void TreeStream::begin_member(int lane, int member)
 
 void TreeStream::at(double t, std::size_t who, int what)
 {
-  if (what == kPostEdge)
-    throw Error("internal: an outer program's wake-up of a tree stream's own kind");
-  clock_.at(std::max(t, now_), prog_.size() + queues_.size() + who, what);
+  clock_.at(std::max(t, now_), edge_clock() + edges_.size() + who, what);
 }
 
 void TreeStream::keep_links(const CommWorld::Route& route)
@@ -512,6 +507,12 @@ void TreeStream::ask(std::size_t s, std::size_t v)
   start_if_posted(e);
 }
 
+void TreeStream::post_send(std::size_t e)
+{
+  edges_[e].sent = true;
+  start_if_posted(e);
+}
+
 void TreeStream::run_tree(std::size_t s, std::size_t v)
 {
   // Member v's program in tree s from now until it waits on a transfer or a sleep.
@@ -545,12 +546,10 @@ void TreeStream::run_tree(std::size_t s, std::size_t v)
       x.chunk = p.chunk;
       x.k = p.k;
       const double cost = world_.solo_send_cost_s(size_of(s, p.k, p.chunk), x.latency_s);
-      if (cost > 0) {
-        clock_.sleep(now_, cost, e, kPostEdge);
-      } else {
-        x.sent = true;
-        start_if_posted(e);
-      }
+      if (cost > 0)
+        clock_.sleep(now_, cost, edge_clock() + e, kPostSend);
+      else
+        post_send(e);
       return;
     }
     ++p.chunk;
@@ -593,13 +592,12 @@ void TreeStream::begin(std::size_t mi)
 
 void TreeStream::wake(std::size_t who, int what)
 {
-  if (what == kPostEdge) { // a send's cost slept: it is posted on its edge
-    edges_[who].sent = true;
-    start_if_posted(who);
+  if (who >= edge_clock() + edges_.size()) { // the outer program's (at)
+    outer_->woken(who - edge_clock() - edges_.size(), what);
     return;
   }
-  if (who >= prog_.size() + queues_.size()) { // the outer program's (at)
-    outer_->woken(who - prog_.size() - queues_.size(), what);
+  if (who >= edge_clock()) { // kPostSend: a send's cost slept, it is posted on its edge
+    post_send(who - edge_clock());
     return;
   }
   if (what == kStart) { // a member starts its next aggregation: its call cost first (a sleep), if any
